@@ -1,0 +1,100 @@
+"""Model configuration read from a checkpoint's config.json (the only source of sizes).
+
+Three config.json shapes are accepted and normalised into one `ModelArgs`:
+  official Qwen3-ASR   {"thinker_config": {"audio_config": ..., "text_config": ..., "audio_token_id": ...}}
+  transformers "-hf"   {"audio_config": ..., "text_config": ..., "audio_token_id": ...}  (flattened)
+  converted MLX folder the official shape, plus a top-level "quantization" entry
+"""
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+
+@dataclass
+class BaseArgs:
+    @classmethod
+    def from_dict(cls, params: dict[str, Any]):
+        names = inspect.signature(cls).parameters
+        return cls(**{k: v for k, v in params.items() if k in names})
+
+
+@dataclass
+class AudioArgs(BaseArgs):
+    d_model: int
+    encoder_layers: int
+    encoder_attention_heads: int
+    encoder_ffn_dim: int
+    output_dim: int
+    downsample_hidden_size: int
+    num_mel_bins: int = 128
+    n_window: int = 50
+    n_window_infer: int = 800
+    max_source_positions: int = 1500
+    activation_function: str = "gelu"
+
+    @property
+    def chunk_frames(self) -> int:
+        """Mel frames per conv-stem chunk (100 for the real checkpoints)."""
+        return 2 * self.n_window
+
+    @property
+    def tokens_per_chunk(self) -> int:
+        """Tokens a full chunk yields after three stride-2 convs: ceil(ceil(ceil(100/2)/2)/2) = 13."""
+        n = self.chunk_frames
+        for _ in range(3):
+            n = (n - 1) // 2 + 1
+        return n
+
+    @property
+    def attention_window(self) -> int:
+        """Tokens per encoder attention window: 13 * (800 // 100) = 104 for the real checkpoints."""
+        return self.tokens_per_chunk * (self.n_window_infer // self.chunk_frames)
+
+
+@dataclass
+class TextArgs(BaseArgs):
+    hidden_size: int
+    num_hidden_layers: int
+    intermediate_size: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    vocab_size: int
+    rms_norm_eps: float = 1e-6
+    rope_theta: float = 1_000_000.0
+    tie_word_embeddings: bool = True
+    attention_bias: bool = False
+    max_position_embeddings: int = 65536
+
+
+@dataclass
+class ModelArgs:
+    audio: AudioArgs
+    text: TextArgs
+    audio_token_id: int = 151676
+    audio_start_token_id: int = 151669
+    audio_end_token_id: int = 151670
+    support_languages: list[str] = field(default_factory=list)
+    quantization: Optional[dict[str, Any]] = None
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any]) -> "ModelArgs":
+        thinker = config.get("thinker_config", config)
+        if "audio_config" not in thinker or "text_config" not in thinker:
+            raise ValueError(
+                "config.json has no audio_config/text_config (neither under thinker_config nor at the top "
+                "level): this is not a Qwen3-ASR checkpoint"
+            )
+        token_ids = {
+            k: thinker[k]
+            for k in ("audio_token_id", "audio_start_token_id", "audio_end_token_id")
+            if k in thinker
+        }
+        return cls(
+            audio=AudioArgs.from_dict(thinker["audio_config"]),
+            text=TextArgs.from_dict(thinker["text_config"]),
+            support_languages=list(config.get("support_languages", [])),
+            quantization=config.get("quantization"),
+            **token_ids,
+        )

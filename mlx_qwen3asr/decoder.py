@@ -1,0 +1,85 @@
+"""Qwen3 text decoder: token embeddings (audio already spliced in) -> next-token logits.
+
+    embeddings [B, L, hidden] -> N x (RMSNorm -> GQA attention with per-head q/k RMSNorm and RoPE
+    -> residual -> RMSNorm -> SwiGLU MLP -> residual) -> RMSNorm -> tied LM head -> logits [B, L, vocab]
+
+Qwen3-ASR's MRoPE (sections [24, 20, 20], interleaved) gets the same position id on all three axes
+for audio-only prompts, which makes it exactly plain rotate-half RoPE (theta 1e6) over head_dim.
+"""
+
+from typing import Optional
+
+import mlx.core as mx
+import mlx.nn as nn
+
+from .cache import KVCache
+from .config import TextArgs
+
+
+class Attention(nn.Module):
+    def __init__(self, args: TextArgs):
+        super().__init__()
+        self.n_heads, self.n_kv_heads = args.num_attention_heads, args.num_key_value_heads
+        self.head_dim = args.head_dim
+        self.scale = args.head_dim**-0.5
+        bias = args.attention_bias
+        self.q_proj = nn.Linear(args.hidden_size, self.n_heads * self.head_dim, bias=bias)
+        self.k_proj = nn.Linear(args.hidden_size, self.n_kv_heads * self.head_dim, bias=bias)
+        self.v_proj = nn.Linear(args.hidden_size, self.n_kv_heads * self.head_dim, bias=bias)
+        self.o_proj = nn.Linear(self.n_heads * self.head_dim, args.hidden_size, bias=bias)
+        self.q_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
+        self.k_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
+        self.rope = nn.RoPE(self.head_dim, traditional=False, base=args.rope_theta)
+
+    def __call__(self, x: mx.array, mask, cache: Optional[KVCache]) -> mx.array:
+        B, L, _ = x.shape
+        q = self.q_norm(self.q_proj(x).reshape(B, L, self.n_heads, -1)).transpose(0, 2, 1, 3)
+        k = self.k_norm(self.k_proj(x).reshape(B, L, self.n_kv_heads, -1)).transpose(0, 2, 1, 3)
+        v = self.v_proj(x).reshape(B, L, self.n_kv_heads, -1).transpose(0, 2, 1, 3)
+        offset = cache.offset if cache is not None else 0
+        q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
+        if cache is not None:
+            k, v = cache.update_and_fetch(k, v)
+        out = mx.fast.scaled_dot_product_attention(q, k, v, scale=self.scale, mask=mask)
+        return self.o_proj(out.transpose(0, 2, 1, 3).reshape(B, L, -1))
+
+
+class MLP(nn.Module):
+    def __init__(self, dim: int, hidden_dim: int):
+        super().__init__()
+        self.gate_proj = nn.Linear(dim, hidden_dim, bias=False)
+        self.up_proj = nn.Linear(dim, hidden_dim, bias=False)
+        self.down_proj = nn.Linear(hidden_dim, dim, bias=False)
+
+    def __call__(self, x: mx.array) -> mx.array:
+        return self.down_proj(nn.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, args: TextArgs):
+        super().__init__()
+        self.self_attn = Attention(args)
+        self.mlp = MLP(args.hidden_size, args.intermediate_size)
+        self.input_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
+        self.post_attention_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
+
+    def __call__(self, x: mx.array, mask, cache: Optional[KVCache]) -> mx.array:
+        x = x + self.self_attn(self.input_layernorm(x), mask, cache)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class TextModel(nn.Module):
+    def __init__(self, args: TextArgs):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(args.vocab_size, args.hidden_size)
+        self.layers = [DecoderLayer(args) for _ in range(args.num_hidden_layers)]
+        self.norm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
+
+    def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None) -> mx.array:
+        """[B, L, hidden] -> final hidden states [B, L, hidden]."""
+        cache = cache or [None] * len(self.layers)
+        mask = "causal" if embeddings.shape[1] > 1 else None
+        x = embeddings
+        for layer, layer_cache in zip(self.layers, cache):
+            x = layer(x, mask, layer_cache)
+        return self.norm(x)

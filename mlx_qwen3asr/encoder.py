@@ -1,0 +1,130 @@
+"""Audio encoder: log-mel frames -> audio embeddings in the decoder's hidden size.
+
+    mel [frames, 128]
+      -> split into chunks of 100 frames; the last, partial chunk is zero-padded to 100
+         (only when there is more than one chunk: the official batch pads to its longest chunk)
+      -> conv stem per chunk: 3 x (Conv2d 3x3 stride 2 + GELU)      [chunks, 16 mel, 13 time, C]
+      -> conv_out(channels x mel)                                     [chunks, 13, d_model]
+      -> + sinusoidal positions 0..12: positions restart in every chunk
+      -> keep the valid tokens of each chunk                           [n_tokens, d_model]
+      -> transformer layers, attention only inside windows of 104 tokens (8 chunks = 800 frames):
+         windows never see each other, so they run as one batch [windows, 104, d_model]
+      -> ln_post -> proj1 -> GELU -> proj2                             [n_tokens, output_dim]
+"""
+
+import math
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from .config import AudioArgs
+
+
+def n_audio_tokens(n_frames: int, chunk_frames: int = 100, tokens_per_chunk: int = 13) -> int:
+    """The official output-length formula: 13 tokens per full chunk, plus the partial chunk's."""
+    tail = n_frames % chunk_frames
+    for _ in range(3):
+        tail = (tail - 1) // 2 + 1
+    return tail + (n_frames // chunk_frames) * tokens_per_chunk
+
+
+def sinusoids(length: int, channels: int, max_timescale: float = 10000.0) -> mx.array:
+    """Whisper-style positions: [sin | cos] over a geometric range of timescales."""
+    increment = np.log(max_timescale) / (channels // 2 - 1)
+    inv_timescales = np.exp(-increment * np.arange(channels // 2, dtype=np.float32)).astype(np.float32)
+    scaled = np.arange(length, dtype=np.float32)[:, None] * inv_timescales[None, :]
+    return mx.array(np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1))
+
+
+def windowed_attention(q: mx.array, k: mx.array, v: mx.array, n_heads: int, window: int) -> mx.array:
+    """Bidirectional attention within consecutive windows of `window` tokens. q, k, v: [n, dim]."""
+    n, dim = q.shape
+    full = (n // window) * window
+    # Full windows as one batch [windows, heads, window, head_dim], then the shorter last window.
+    pieces = [(0, n // window, window), (full, 1, n - full)]
+    parts = []
+    for start, count, length in pieces:
+        if count == 0 or length == 0:
+            continue
+        end = start + count * length
+        qw, kw, vw = (
+            x[start:end].reshape(count, length, n_heads, -1).transpose(0, 2, 1, 3) for x in (q, k, v)
+        )
+        out = mx.fast.scaled_dot_product_attention(qw, kw, vw, scale=(dim // n_heads) ** -0.5)
+        parts.append(out.transpose(0, 2, 1, 3).reshape(end - start, dim))
+    return mx.concatenate(parts) if len(parts) > 1 else parts[0]
+
+class AudioAttention(nn.Module):
+    def __init__(self, dim: int, n_heads: int):
+        super().__init__()
+        self.n_heads = n_heads
+        self.q_proj = nn.Linear(dim, dim)
+        self.k_proj = nn.Linear(dim, dim)
+        self.v_proj = nn.Linear(dim, dim)
+        self.out_proj = nn.Linear(dim, dim)
+
+    def __call__(self, x: mx.array, window: int) -> mx.array:
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        return self.out_proj(windowed_attention(q, k, v, self.n_heads, window))
+
+
+class AudioEncoderLayer(nn.Module):
+    def __init__(self, args: AudioArgs):
+        super().__init__()
+        self.self_attn = AudioAttention(args.d_model, args.encoder_attention_heads)
+        self.self_attn_layer_norm = nn.LayerNorm(args.d_model)
+        self.fc1 = nn.Linear(args.d_model, args.encoder_ffn_dim)
+        self.fc2 = nn.Linear(args.encoder_ffn_dim, args.d_model)
+        self.final_layer_norm = nn.LayerNorm(args.d_model)
+
+    def __call__(self, x: mx.array, window: int) -> mx.array:
+        x = x + self.self_attn(self.self_attn_layer_norm(x), window)
+        return x + self.fc2(nn.gelu(self.fc1(self.final_layer_norm(x))))
+
+
+class AudioEncoder(nn.Module):
+    def __init__(self, args: AudioArgs):
+        super().__init__()
+        self.args = args
+        channels = args.downsample_hidden_size
+        self.conv2d1 = nn.Conv2d(1, channels, 3, stride=2, padding=1)
+        self.conv2d2 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
+        self.conv2d3 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
+        mel_after_stem = ((((args.num_mel_bins + 1) // 2 + 1) // 2) + 1) // 2
+        self.conv_out = nn.Linear(channels * mel_after_stem, args.d_model, bias=False)
+        self.layers = [AudioEncoderLayer(args) for _ in range(args.encoder_layers)]
+        self.ln_post = nn.LayerNorm(args.d_model)
+        self.proj1 = nn.Linear(args.d_model, args.d_model)
+        self.proj2 = nn.Linear(args.d_model, args.output_dim)
+        self._positions = sinusoids(args.tokens_per_chunk, args.d_model)
+
+    def _chunks(self, mel: mx.array) -> mx.array:
+        """[frames, mels] -> [chunks, mels, chunk_frames, 1] (NHWC with H = mel bins, W = time)."""
+        frames, n_mels = mel.shape
+        size = self.args.chunk_frames
+        n_chunks = math.ceil(frames / size)
+        if n_chunks > 1 and frames % size:
+            mel = mx.pad(mel, [(0, n_chunks * size - frames), (0, 0)])
+        length = mel.shape[0] // n_chunks
+        return mel.reshape(n_chunks, length, n_mels).transpose(0, 2, 1)[..., None]
+
+    def embed_chunks(self, mel: mx.array) -> mx.array:
+        """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
+        x = self._chunks(mel)
+        x = nn.gelu(self.conv2d1(x))
+        x = nn.gelu(self.conv2d2(x))
+        x = nn.gelu(self.conv2d3(x))
+        chunks, n_freq, n_time, channels = x.shape
+        x = x.transpose(0, 2, 3, 1).reshape(chunks, n_time, channels * n_freq)
+        x = self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
+        n_tokens = n_audio_tokens(mel.shape[0], self.args.chunk_frames, self.args.tokens_per_chunk)
+        return x.reshape(chunks * n_time, -1)[:n_tokens]
+
+    def __call__(self, mel: mx.array) -> mx.array:
+        """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
+        x = self.embed_chunks(mel.astype(self.conv_out.weight.dtype))
+        window = self.args.attention_window
+        for layer in self.layers:
+            x = layer(x, window)
+        return self.proj2(nn.gelu(self.proj1(self.ln_post(x))))

@@ -1,0 +1,175 @@
+"""Loading: a local folder or a Hugging Face hub id -> a ready `Qwen3ASR` with its tokenizer.
+
+    path or repo id -> folder (hub download if needed) -> config.json -> ModelArgs
+    -> *.safetensors (single file or sharded) -> official names -> sanitize -> checked -> model
+
+The same functions serve `load`, the converter and the tests: one name mapping, one config reader.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Optional, Union
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx.utils import tree_flatten
+
+from .config import ModelArgs
+from .model import Qwen3ASR
+from .tokenizer import Tokenizer
+
+# transformers-native "-hf" checkpoints name the same tensors differently.
+HF_LAYOUT_RENAMES = (
+    ("model.language_model.", "thinker.model."),
+    ("model.audio_tower.", "thinker.audio_tower."),
+    ("model.multi_modal_projector.linear_1.", "thinker.audio_tower.proj1."),
+    ("model.multi_modal_projector.linear_2.", "thinker.audio_tower.proj2."),
+    ("lm_head.", "thinker.lm_head."),
+)
+DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}
+MODEL_FILE_PATTERNS = ["*.json", "*.safetensors", "merges.txt", "vocab.json", "*.txt"]
+
+
+def default_dtype() -> mx.Dtype:
+    """float16 on a GPU; float32 on the CPU backend, whose half-precision matmuls are very slow."""
+    return mx.float32 if mx.default_device() == mx.cpu else mx.float16
+
+
+def resolve_model_path(path_or_repo: Union[str, Path]) -> Path:
+    """A local folder as is; anything else is treated as a hub repo id and downloaded (or found cached)."""
+    path = Path(path_or_repo).expanduser()
+    if path.is_dir():
+        return path
+    if path.exists() or str(path_or_repo).startswith((".", "/", "~")):
+        raise FileNotFoundError(f"Model folder not found: {path} (expected a folder with config.json)")
+    return _download(str(path_or_repo))
+
+
+def _download(repo_id: str) -> Path:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, allow_patterns=MODEL_FILE_PATTERNS))
+    except RepositoryNotFoundError as e:
+        raise FileNotFoundError(
+            f"'{repo_id}' is neither a local folder nor a model on the Hugging Face hub. "
+            "Pass the path of a downloaded model folder, or a repo id such as Qwen/Qwen3-ASR-0.6B."
+        ) from e
+    except LocalEntryNotFoundError as e:
+        offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+        why = "HF_HUB_OFFLINE is set" if offline else "the hub could not be reached"
+        raise FileNotFoundError(
+            f"Cannot get '{repo_id}': {why} and it is not in the local cache "
+            f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}). Download it where there is a network "
+            "(huggingface-cli download ...) and pass the local folder path instead."
+        ) from e
+
+
+def read_config(folder: Path) -> dict:
+    config_file = folder / "config.json"
+    if not config_file.exists():
+        raise FileNotFoundError(f"No config.json in {folder}: not a Qwen3-ASR model folder")
+    with open(config_file) as f:
+        return json.load(f)
+
+
+def weight_files(folder: Path) -> list[Path]:
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        names = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        missing = [n for n in names if not (folder / n).exists()]
+        if missing:
+            raise FileNotFoundError(f"{index} lists shards that are missing: {', '.join(missing)}")
+        return [folder / n for n in names]
+    files = sorted(folder.glob("*.safetensors"))
+    if not files:
+        raise FileNotFoundError(f"No *.safetensors in {folder}: run scripts/convert.py or download the model")
+    return files
+
+
+def load_weights(folder: Path) -> dict[str, mx.array]:
+    """All tensors of a folder under their official (`thinker.*`) names, as stored (no casting)."""
+    weights = {}
+    for file in weight_files(folder):
+        try:
+            weights.update(mx.load(str(file)))
+        except (RuntimeError, ValueError) as e:
+            raise ValueError(f"Cannot read {file}: {e} (corrupt or incomplete download?)") from e
+    return to_official_names(weights)
+
+
+def to_official_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
+    """Rename "-hf" layout tensors to the official ones; official names pass through."""
+    renamed = {}
+    for name, value in weights.items():
+        for old, new in HF_LAYOUT_RENAMES:
+            if name.startswith(old):
+                name = new + name[len(old) :]
+                break
+        renamed[name] = value
+    return renamed
+
+
+def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str, mx.array]) -> None:
+    """Quantize exactly the modules that config.json's quantization entry (and the stored scales) say."""
+    defaults = {k: quantization[k] for k in ("group_size", "bits") if k in quantization}
+
+    def predicate(path: str, module: nn.Module):
+        if f"{path}.scales" not in weights:
+            return False
+        override = quantization.get(path)
+        return override if isinstance(override, dict) else True
+
+    nn.quantize(model, **defaults, class_predicate=predicate)
+
+
+def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
+    """Raise naming every missing, unexpected or mis-shaped tensor."""
+    expected = dict(tree_flatten(model.parameters()))
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(set(weights) - set(expected))
+    misshaped = [
+        f"{k}: checkpoint {tuple(weights[k].shape)} vs model {tuple(v.shape)}"
+        for k, v in expected.items()
+        if k in weights and weights[k].shape != v.shape
+    ]
+    problems = [
+        f"{label} ({len(items)}): {', '.join(items[:8])}{' ...' if len(items) > 8 else ''}"
+        for label, items in (("missing", missing), ("unexpected", unexpected), ("mis-shaped", misshaped))
+        if items
+    ]
+    if problems:
+        raise ValueError("Checkpoint does not match its config.json: " + "; ".join(problems))
+
+
+def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> Qwen3ASR:
+    """config.json + official-name weights -> model with weights checked and cast to dtype."""
+    args = ModelArgs.from_dict(config)
+    model = Qwen3ASR(args)
+    weights = model.sanitize(weights)
+    if args.quantization:
+        quantize_like_config(model, args.quantization, weights)
+    check_weights(model, weights)
+    weights = {k: v.astype(dtype) if mx.issubdtype(v.dtype, mx.floating) else v for k, v in weights.items()}
+    model.load_weights(list(weights.items()))
+    mx.eval(model.parameters())
+    return model
+
+
+def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None) -> Qwen3ASR:
+    """Load a Qwen3-ASR model: official or "-hf" checkpoint, converted MLX folder, or hub repo id.
+
+    `dtype`: "float16", "bfloat16" or "float32" (default: float16 on a GPU, float32 on the CPU).
+    The returned model carries its `tokenizer` and the `path` it was loaded from.
+    """
+    if isinstance(dtype, str):
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
+        dtype = DTYPES[dtype]
+    folder = resolve_model_path(path_or_repo)
+    model = build_model(read_config(folder), load_weights(folder), dtype or default_dtype())
+    model.tokenizer = Tokenizer.from_dir(folder)
+    model.path = folder
+    return model

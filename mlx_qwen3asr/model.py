@@ -1,0 +1,80 @@
+"""Qwen3-ASR: the audio encoder's output spliced into the decoder's prompt embeddings.
+
+    mel [frames, 128] -> audio_tower -> audio features [n_audio, hidden]
+    prompt ids [L] (n_audio x <|audio_pad|> inside) -> embed_tokens -> pads replaced by the features
+    -> decoder (+ KV cache) -> hidden [1, L, hidden] -> tied LM head -> logits
+
+Module names are the checkpoint names with the `thinker.` prefix removed, so loading is a rename.
+"""
+
+from typing import Optional
+
+import mlx.core as mx
+import mlx.nn as nn
+
+from .cache import KVCache
+from .config import ModelArgs
+from .decoder import TextModel
+from .encoder import AudioEncoder
+
+
+class Qwen3ASR(nn.Module):
+    def __init__(self, args: ModelArgs):
+        super().__init__()
+        self.args = args
+        self.audio_tower = AudioEncoder(args.audio)
+        self.model = TextModel(args.text)
+        if not args.text.tie_word_embeddings:
+            self.lm_head = nn.Linear(args.text.hidden_size, args.text.vocab_size, bias=False)
+
+    @property
+    def dtype(self) -> mx.Dtype:
+        return self.audio_tower.ln_post.weight.dtype
+
+    def encode(self, mel: mx.array) -> mx.array:
+        """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]."""
+        return self.audio_tower(mel)
+
+    def embed(self, prompt_ids: mx.array, audio_features: Optional[mx.array] = None) -> mx.array:
+        """Prompt ids [L] -> embeddings [1, L, hidden], each <|audio_pad|> taking the next audio feature."""
+        embeddings = self.model.embed_tokens(prompt_ids)
+        if audio_features is None:
+            return embeddings[None]
+        is_audio = prompt_ids == self.args.audio_token_id
+        n_pads = int(is_audio.sum().item())
+        if n_pads != audio_features.shape[0]:
+            raise ValueError(f"prompt has {n_pads} audio pads but the encoder gave {audio_features.shape[0]}")
+        # Position of each prompt token among the audio features (valid where is_audio).
+        feature_index = mx.maximum(mx.cumsum(is_audio.astype(mx.int32)) - 1, 0)
+        spliced = audio_features.astype(embeddings.dtype)[feature_index]
+        return mx.where(is_audio[:, None], spliced, embeddings)[None]
+
+    def logits(self, hidden: mx.array) -> mx.array:
+        if self.args.text.tie_word_embeddings:
+            return self.model.embed_tokens.as_linear(hidden)
+        return self.lm_head(hidden)
+
+    def __call__(
+        self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True
+    ) -> mx.array:
+        """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default)."""
+        hidden = self.model(embeddings, cache)
+        return self.logits(hidden[:, -1:] if last_only else hidden)
+
+    def make_cache(self) -> list[KVCache]:
+        return [KVCache() for _ in self.model.layers]
+
+    def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
+        """Checkpoint tensors (official names, torch layout) -> this module's names and layout.
+
+        Idempotent: conv weights are transposed only while still in torch's [out, in, kh, kw] layout.
+        """
+        out = {}
+        for name, value in weights.items():
+            name = name.removeprefix("thinker.")
+            if name == "lm_head.weight" and self.args.text.tie_word_embeddings:
+                continue  # a copy of embed_tokens in the official checkpoint
+            if name.startswith("audio_tower.conv2d") and name.endswith(".weight") and value.shape[1] != 3:
+                value = value.transpose(0, 2, 3, 1)
+            out[name] = value
+        return out

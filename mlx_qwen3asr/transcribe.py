@@ -1,0 +1,125 @@
+"""Offline transcription: any audio -> text, long audio split at its quietest points.
+
+    audio (path | array | (array, rate)) -> 16 kHz mono float32
+    -> chunks of at most 30 s, each cut at the quietest 100 ms within the last 5 s before the limit
+    -> per chunk: log-mel -> encoder -> prompt (+ context, + forced language) -> greedy decode
+       -> "language X<asr_text>text" parsed into (language, text)
+    -> texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
+"""
+
+from typing import Optional
+
+import mlx.core as mx
+import numpy as np
+
+from .audio import SAMPLE_RATE, AudioInput, prepare_audio
+from .features import log_mel_spectrogram
+from .generate import generate, token_budget
+from .model import Qwen3ASR
+from .result import Segment, Transcription
+from .tokenizer import build_prompt, is_space_delimited, normalize_language, parse_output
+
+MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
+MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
+SILENCE_PEAK = 1.0 / 32768  # below one 16-bit step everywhere: digital silence
+
+
+def split_audio(
+    wave: np.ndarray, max_seconds: float = 30.0, search_seconds: float = 5.0, window_ms: float = 100.0
+) -> list[tuple[int, np.ndarray]]:
+    """(start sample, chunk) pairs covering `wave` exactly, each at most max_seconds long.
+
+    Each cut goes at the quietest sample inside the quietest window_ms window of the search_seconds
+    before the limit (the official energy search, kept on the near side so no chunk exceeds the limit).
+    """
+    max_len = int(max_seconds * SAMPLE_RATE)
+    search = int(search_seconds * SAMPLE_RATE)
+    win = max(4, int(window_ms / 1000 * SAMPLE_RATE))
+    chunks, start = [], 0
+    while len(wave) - start > max_len:
+        limit = start + max_len
+        left = max(start + 1, limit - search)
+        cut = limit
+        if limit - left > win:
+            magnitude = np.abs(wave[left:limit])
+            energy = np.convolve(magnitude, np.ones(win, dtype=np.float32), mode="valid")
+            quietest = int(np.argmin(energy))
+            cut = left + quietest + int(np.argmin(magnitude[quietest : quietest + win]))
+        chunks.append((start, wave[start:cut]))
+        start = cut
+    chunks.append((start, wave[start:]))
+    return chunks
+
+
+def transcribe_chunk(
+    model: Qwen3ASR,
+    wave: np.ndarray,
+    language: Optional[str] = None,
+    context: str = "",
+    max_new_tokens: Optional[int] = None,
+) -> Segment:
+    """One pass of the model over up to ~30 s of audio; start/end are relative to the chunk."""
+    seconds = len(wave) / SAMPLE_RATE
+    segment = Segment(start=0.0, end=seconds, text="", language=language or "")
+    if seconds < MIN_SECONDS or np.max(np.abs(wave)) < SILENCE_PEAK:
+        return segment
+    mel = log_mel_spectrogram(wave).astype(model.dtype)
+    features = model.encode(mel)
+    prompt = build_prompt(model.tokenizer, features.shape[0], context=context, language=language)
+    embeddings = model.embed(mx.array(prompt), features)
+    budget = max_new_tokens if max_new_tokens is not None else token_budget(seconds)
+    result = generate(model, embeddings, budget, model.tokenizer.eos_token_ids)
+    raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
+    segment.language, segment.text = parse_output(raw, forced_language=language)
+    segment.token_ids = result.token_ids
+    segment.hit_token_budget = result.hit_token_budget
+    segment.repetition_trimmed = result.repetition_trimmed
+    return segment
+
+
+def join_texts(segments: list[Segment]) -> str:
+    text = ""
+    for segment in segments:
+        piece = segment.text.strip()
+        if not piece:
+            continue
+        needs_space = text and is_space_delimited(segment.language) and not text[-1].isspace()
+        text += (" " if needs_space else "") + piece
+    return text
+
+
+def merge_languages(segments: list[Segment]) -> str:
+    """Languages in order with consecutive repeats and unknowns removed: "English,German"."""
+    merged: list[str] = []
+    for segment in segments:
+        if segment.language and (not merged or merged[-1] != segment.language):
+            merged.append(segment.language)
+    return ",".join(merged)
+
+
+def transcribe(
+    audio: AudioInput,
+    model: Qwen3ASR,
+    language: Optional[str] = None,
+    context: str = "",
+    max_new_tokens: Optional[int] = None,
+    chunk_seconds: float = 30.0,
+) -> Transcription:
+    """Transcribe a file path, a 16 kHz float array, or an (array, sample_rate) pair.
+
+    `language` forces the output language (one of the 30 supported names, any case); `context` is
+    free text (names, terms) given to the model as its system prompt; `max_new_tokens` overrides the
+    per-chunk token budget derived from the chunk's duration.
+    """
+    language = normalize_language(language)
+    wave = prepare_audio(audio)
+    segments = []
+    for start, chunk in split_audio(wave, chunk_seconds):
+        if len(wave) > len(chunk) and len(chunk) < MIN_CHUNK_SECONDS * SAMPLE_RATE:
+            chunk = np.pad(chunk, (0, int(MIN_CHUNK_SECONDS * SAMPLE_RATE) - len(chunk)))
+        segment = transcribe_chunk(model, chunk, language, context, max_new_tokens)
+        offset = start / SAMPLE_RATE
+        segment.start, segment.end = offset, offset + min(segment.end, (len(wave) - start) / SAMPLE_RATE)
+        segments.append(segment)
+        mx.clear_cache()  # keep memory flat across many chunks
+    return Transcription(text=join_texts(segments), language=merge_languages(segments), segments=segments)
