@@ -1,0 +1,56 @@
+"""The command line, run for real in a subprocess on the tiny checkpoint."""
+
+import json
+import subprocess
+import sys
+import wave
+
+import numpy as np
+import pytest
+
+import mlx_qwen3asr as mq
+
+
+def _write_wav(path, samples: np.ndarray, rate: int = 16000) -> None:
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(np.round(samples * 32767).astype("<i2").tobytes())
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "clip.wav"
+    _write_wav(path, np.random.default_rng(0).standard_normal(24000).astype(np.float32) * 0.1)
+    return path
+
+
+def _cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mlx_qwen3asr", *map(str, args)], capture_output=True, text=True)
+
+
+def test_cli_prints_the_same_text_as_the_library_and_writes_json(tmp_path, clip, tiny_checkpoint, tiny_model):
+    expected = mq.transcribe(clip, tiny_model, max_new_tokens=5)
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-f", "json", "-o", tmp_path)
+    assert run.returncode == 0, run.stderr
+    written = json.loads((tmp_path / "clip.json").read_text())
+    assert json.loads(run.stdout) == written, "stdout and the written file must agree"
+    assert written["text"] == expected.text and written["segments"][0]["end"] == pytest.approx(1.5)
+
+
+def test_cli_writes_subtitles_with_the_segment_times(tmp_path, clip, tiny_checkpoint):
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-f", "srt", "-o", tmp_path)
+    assert run.returncode == 0, run.stderr
+    srt = (tmp_path / "clip.srt").read_text()
+    if srt.strip():  # random weights may decode to an empty text
+        assert srt.startswith("1\n00:00:00,000 --> 00:00:01,500\n"), srt
+
+
+def test_cli_errors_name_the_cause(tmp_path, clip, tiny_checkpoint):
+    missing = _cli(tmp_path / "nope.wav", "--model", tiny_checkpoint)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    language = _cli(clip, "--model", tiny_checkpoint, "--language", "Elvish")
+    assert language.returncode == 2 and "Elvish" in language.stderr and "English" in language.stderr
+    model = _cli(clip, "--model", tmp_path)
+    assert model.returncode == 1 and "No config.json" in model.stderr
