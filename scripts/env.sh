@@ -1,0 +1,43 @@
+# Sourced by scripts/run.sh and scripts/test.sh: one-time set-up of everything the project needs.
+#   - Debian/Ubuntu (as root): system libraries via apt-get (OpenBLAS, PortAudio, espeak-ng, sox, ffmpeg)
+#   - a virtual environment in .venv with the package installed in editable mode (+ test extras)
+#   - on Linux, OpenBLAS preloaded: the mlx[cpu] wheel links a reference BLAS (~4 GFLOP/s vs ~250)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${MLX_QWEN3ASR_VENV:-$ROOT/.venv}"
+DEBIAN_PACKAGES="libopenblas0-pthread libportaudio2 espeak-ng sox ffmpeg tmux"
+
+ensure_debian_packages() {
+  command -v apt-get >/dev/null && command -v dpkg >/dev/null || return 0
+  local missing=""
+  for p in $DEBIAN_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "note: missing Debian packages:$missing (install them with sudo apt-get install$missing)" >&2
+    return 0
+  fi
+  echo "installing Debian packages:$missing" >&2
+  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
+}
+
+ensure_venv() {
+  local stamp="$VENV/.installed-$(cksum < "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+  [ -f "$stamp" ] && return 0
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip >&2
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test]" >&2
+  rm -f "$VENV"/.installed-* && touch "$stamp"
+}
+
+preload_openblas() {
+  [ "$(uname -s)" = Linux ] || return 0
+  for lib in /usr/lib/x86_64-linux-gnu/libopenblas.so.0 /usr/lib/aarch64-linux-gnu/libopenblas.so.0; do
+    if [ -f "$lib" ]; then export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"; return 0; fi
+  done
+  echo "note: OpenBLAS not found; MLX on Linux will use its slow reference BLAS" >&2
+}
+
+ensure_debian_packages
+ensure_venv
+preload_openblas
+PYTHON="$VENV/bin/python"

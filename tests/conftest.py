@@ -1,0 +1,31 @@
+"""Shared fixtures: tiny random-weight checkpoints in the official layout, made at test time."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GOLDENS = FIXTURES / "goldens"
+AUDIO = FIXTURES / "audio"
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    """The checkpoint the golden fixtures were made from: official layout, bf16, seed 0."""
+    return write_random_checkpoint(tmp_path_factory.mktemp("tiny") / "model", tiny_config(), seed=0)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_checkpoint):
+    return mq.load(tiny_checkpoint, dtype="float32")
+
+
+@pytest.fixture(scope="session")
+def speech() -> np.ndarray:
+    """~2.5 s of espeak-ng speech, 16 kHz float32."""
+    return mq.load_audio(AUDIO / "short.wav")
+
