@@ -113,14 +113,24 @@ def to_official_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
 
 
 def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str, mx.array]) -> None:
-    """Quantize exactly the modules that config.json's quantization entry (and the stored scales) say."""
-    defaults = {k: quantization[k] for k in ("group_size", "bits") if k in quantization}
+    """Quantize exactly the modules that config.json's quantization entry says (mlx-lm's rule).
+
+    quantization = {"group_size": 64, "bits": 4, "mode": "affine",        # defaults
+                    "audio_tower.layers.0.fc1": {"group_size": 64, "bits": 8, ...},  # this module so
+                    "audio_tower.conv_out": false}                          # this module stays float
+    A module path with an entry follows it; any other quantizable module takes the defaults when
+    its `.scales` tensor is stored (folders written by mlx-lm) and stays float otherwise. Tensor
+    shapes are never used to guess bits: a mismatch surfaces in check_weights as mis-shaped tensors.
+    """
+    defaults = {k: quantization[k] for k in ("group_size", "bits", "mode") if k in quantization}
 
     def predicate(path: str, module: nn.Module):
-        if f"{path}.scales" not in weights:
-            return False
-        override = quantization.get(path)
-        return override if isinstance(override, dict) else True
+        if path in quantization:
+            entry = quantization[path]
+            if not isinstance(entry, (dict, bool)):
+                raise ValueError(f"config.json quantization[{path!r}] must be a dict of parameters or false")
+            return dict(entry) if isinstance(entry, dict) else entry
+        return hasattr(module, "to_quantized") and f"{path}.scales" in weights
 
     nn.quantize(model, **defaults, class_predicate=predicate)
 

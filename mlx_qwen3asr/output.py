@@ -1,0 +1,99 @@
+"""Writing a model folder: sharded safetensors as tensors arrive, published atomically.
+
+    tensors (any order) -> current shard until the next tensor would pass max_shard_bytes
+    -> mx.save_safetensors per full shard -> finish(): one shard is `model.safetensors`; several
+       are `model-0000i-of-0000N.safetensors` plus `model.safetensors.index.json` (Hugging Face's
+       names, so `load` and other tools read them)
+
+Shard files get their final names in finish(), once their count is known. Everything is written
+in `staging_folder`: a hidden folder next to the target, renamed onto it only when complete and
+deleted on any failure (an exception, Ctrl-C), so a half-written model never appears.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Optional
+
+import mlx.core as mx
+
+
+class ShardWriter:
+    def __init__(self, folder: Path, max_shard_bytes: int, on_write: Optional[Callable[[int], None]] = None):
+        self.folder = Path(folder)
+        self.max_shard_bytes = max_shard_bytes
+        self.on_write = on_write or (lambda nbytes: None)
+        self.current: dict[str, mx.array] = {}
+        self.current_bytes = 0
+        self.files: list[Path] = []
+        self.weight_map: dict[str, int] = {}  # tensor name -> shard number
+        self.total_bytes = 0
+
+    def add(self, tensors: dict[str, mx.array]) -> None:
+        """Queue tensors; a full shard is written (and its memory released) before it would overflow."""
+        for name, value in tensors.items():
+            if self.current and self.current_bytes + value.nbytes > self.max_shard_bytes:
+                self._flush()
+            self.current[name] = value
+            self.current_bytes += value.nbytes
+            self.weight_map[name] = len(self.files)
+
+    def _flush(self) -> None:
+        path = self.folder / f"shard-{len(self.files):05d}.safetensors"
+        mx.save_safetensors(str(path), self.current, metadata={"format": "mlx"})
+        self.files.append(path)
+        self.total_bytes += self.current_bytes
+        self.on_write(self.current_bytes)
+        self.current, self.current_bytes = {}, 0
+
+    def finish(self) -> int:
+        """Write the last shard, name the files, write the index when sharded; returns total tensor bytes."""
+        if self.current or not self.files:
+            self._flush()
+        if len(self.files) == 1:
+            self.files[0].rename(self.folder / "model.safetensors")
+            return self.total_bytes
+        n = len(self.files)
+        names = [f"model-{i + 1:05d}-of-{n:05d}.safetensors" for i in range(n)]
+        for path, name in zip(self.files, names):
+            path.rename(self.folder / name)
+        index = {
+            "metadata": {"total_size": self.total_bytes},
+            "weight_map": {k: names[i] for k, i in sorted(self.weight_map.items())},
+        }
+        (self.folder / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
+        return self.total_bytes
+
+
+@contextmanager
+def staging_folder(out_dir: Path, force: bool) -> Iterator[Path]:
+    """A fresh hidden folder next to out_dir; renamed onto out_dir on success, deleted on any failure."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    try:
+        yield staging
+        _publish(staging, out_dir, force)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _publish(staging: Path, out_dir: Path, force: bool) -> None:
+    """Rename staging onto out_dir; an existing out_dir (force) is moved aside first, then deleted."""
+    if not out_dir.exists():
+        os.replace(staging, out_dir)
+        return
+    if not force:
+        raise FileExistsError(f"{out_dir} appeared during the conversion: pass --force to replace it")
+    old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+    os.replace(out_dir, old / "model")
+    try:
+        os.replace(staging, out_dir)
+    except OSError:
+        os.replace(old / "model", out_dir)  # put the previous output back
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
