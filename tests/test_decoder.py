@@ -13,8 +13,9 @@ def test_cached_decoding_equals_the_full_forward_pass(tiny_model):
     cache = tiny_model.make_cache()
     prefill = np.array(tiny_model(embeddings[:, :30], cache))[0, -1]
     steps = [np.array(tiny_model(embeddings[:, i : i + 1], cache))[0, -1] for i in range(30, 40)]
-    np.testing.assert_allclose(prefill, full[29], atol=1e-4, err_msg="prefill logits differ from full pass")
-    np.testing.assert_allclose(np.stack(steps), full[30:], atol=1e-4, err_msg="cached steps differ from full pass")
+    tolerance = 1e-5 * np.abs(full).max()  # float32 round-off; logits reach ~100 with these weights
+    np.testing.assert_allclose(prefill, full[29], atol=tolerance, err_msg="prefill logits differ from full pass")
+    np.testing.assert_allclose(np.stack(steps), full[30:], atol=tolerance, err_msg="cached steps differ")
 
 
 def test_prefilling_a_tail_on_a_cache_equals_the_full_forward_pass(tiny_model):
@@ -24,7 +25,8 @@ def test_prefilling_a_tail_on_a_cache_equals_the_full_forward_pass(tiny_model):
     cache = tiny_model.make_cache()
     tiny_model(embeddings[:, :10], cache)
     tail = np.array(tiny_model(embeddings[:, 10:], cache, last_only=False))[0]
-    np.testing.assert_allclose(tail, full[10:], atol=1e-4, err_msg="a multi-token tail must be causal")
+    tolerance = 1e-5 * np.abs(full).max()
+    np.testing.assert_allclose(tail, full[10:], atol=tolerance, err_msg="a multi-token tail must be causal")
 
 
 def test_kv_cache_grows_past_its_step_and_keeps_earlier_entries():
