@@ -1,0 +1,35 @@
+"""Entry point: `python -m app [options]`; see `python -m app --help`."""
+
+import sys
+
+from .errors import AppError
+from .options import parse_args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        if args.list_devices:
+            from .capture import list_devices
+
+            print(list_devices())
+            return 0
+        if args.language:
+            from mlx_qwen3asr.tokenizer import normalize_language
+
+            try:
+                args.language = normalize_language(args.language)
+            except ValueError as e:
+                raise AppError(str(e)) from e
+        from .session import run
+
+        return run(args)
+    except AppError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # before capture started (loading, warm-up): nothing to keep
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

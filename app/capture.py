@@ -1,0 +1,142 @@
+"""Microphone capture: a sounddevice InputStream whose callback only copies into a bounded queue.
+
+    PortAudio thread: callback(indata [n, channels] at the device rate) -> copy -> Block -> queue
+    (the worker thread downmixes and resamples; see conditioner.py)
+
+The device's own rate and a channel count it accepts are used as they are. Overflows reported by
+PortAudio and blocks dropped because the queue was full are both counted, never silent. A stream
+whose device disappears stops calling back and reports `active == False`; `check` notices, puts a
+GAP marker in the queue (so the open utterance is finalised) and tries to reopen every second.
+"""
+
+import queue
+import time
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable, Optional, Union
+
+import numpy as np
+
+from .errors import AppError
+
+BLOCK_SECONDS = 0.03
+REOPEN_EVERY = 1.0
+NO_DEVICE_FIX = ("connect a microphone, check that the sound server is running, "
+                 "pick one with --device (see --list-devices), or replay a file with --input FILE.wav")
+
+
+@dataclass
+class Block:
+    """Captured samples [n, channels] at `rate`; `time` is the monotonic clock at its last sample."""
+
+    samples: np.ndarray
+    rate: int
+    time: float
+
+
+class Marker(Enum):
+    GAP = "gap"  # the input was interrupted: finalise what is open
+    END = "end"  # no more input
+
+
+def import_sounddevice():
+    try:
+        import sounddevice
+    except OSError as e:  # sounddevice raises OSError when libportaudio is missing
+        raise AppError("PortAudio library not found: install it (macOS: brew install portaudio; "
+                       "Debian/Ubuntu: sudo apt install libportaudio2), or use --input FILE.wav") from e
+    return sounddevice
+
+
+def parse_device(device: Optional[str]) -> Union[int, str, None]:
+    return int(device) if device is not None and device.strip().isdigit() else device
+
+
+def list_devices() -> str:
+    """One line per input device: index, name, channels, default rate; `*` marks the default."""
+    sd = import_sounddevice()
+    default_in = sd.default.device[0]
+    lines = [f"{'*' if i == default_in else ' '} {i:3d}  {d['name']}  ({d['max_input_channels']} ch, "
+             f"{d['default_samplerate']:.0f} Hz)"
+             for i, d in enumerate(sd.query_devices()) if d["max_input_channels"] > 0]
+    return "\n".join(lines) if lines else f"No input devices: {NO_DEVICE_FIX}"
+
+
+class MicSource:
+    """A live microphone feeding `blocks`; `overflows` counts every lost or late block."""
+
+    def __init__(self, blocks: queue.Queue, device: Optional[str] = None, sounddevice=None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._sd = sounddevice or import_sounddevice()  # tests pass a fake module
+        self.clock = clock
+        self.blocks = blocks
+        self.device = parse_device(device)
+        self.overflows = 0
+        self.lost = False  # the device went away and is not back yet
+        self._stream = None
+        self._stopping = False
+        self._next_reopen = 0.0
+        self.opened_at = 0.0  # monotonic time the stream last (re)opened
+        self.describe = ""
+
+    def _callback(self, indata: np.ndarray, frames: int, time_info, status) -> None:
+        if status.input_overflow:
+            self.overflows += 1
+        try:
+            self.blocks.put_nowait(Block(indata.copy(), self._rate, self.clock()))
+        except queue.Full:
+            self.overflows += 1
+
+    def start(self) -> None:
+        sd = self._sd
+        try:
+            info = sd.query_devices(self.device, kind="input")
+        except (sd.PortAudioError, ValueError) as e:
+            raise AppError(f"No input device ({e}): {NO_DEVICE_FIX}") from e
+        self._rate = int(info["default_samplerate"])
+        channels = 1
+        try:
+            sd.check_input_settings(self.device, channels=1, samplerate=self._rate, dtype="float32")
+        except sd.PortAudioError:
+            channels = min(int(info["max_input_channels"]), 2)
+        try:
+            self._stream = sd.InputStream(device=self.device, samplerate=self._rate, channels=channels,
+                                          dtype="float32", blocksize=round(self._rate * BLOCK_SECONDS),
+                                          callback=self._callback)
+            self._stream.start()
+        except sd.PortAudioError as e:
+            raise AppError(f"Cannot open input device {info['name']!r}: {e}. {NO_DEVICE_FIX}") from e
+        self.describe = f"{info['name']} ({self._rate} Hz, {channels} ch)"
+        self.opened_at = self.clock()
+
+    def check(self) -> Optional[str]:
+        """Notice a lost device and try to get it back; returns a message for the user, if any."""
+        if self._stopping:
+            return None
+        if not self.lost and self._stream is not None and not self._stream.active:
+            self.lost = True
+            self._close_stream()
+            self.blocks.put(Marker.GAP)
+            self._next_reopen = self.clock() + REOPEN_EVERY
+            return "input device lost: what was captured is kept and transcribed; trying to reopen it"
+        if self.lost and self.clock() >= self._next_reopen:
+            try:
+                self.start()
+            except AppError:
+                self._next_reopen = self.clock() + REOPEN_EVERY
+                return None
+            self.lost = False
+            return f"input device reopened: {self.describe}"
+        return None
+
+    def stop(self) -> None:
+        """Stop capturing; everything already captured stays in the queue, followed by END."""
+        self._stopping = True
+        self._close_stream()
+        self.blocks.put(Marker.END)
+
+    def _close_stream(self) -> None:
+        if self._stream is not None:
+            self._stream.stop()
+            self._stream.close()
+            self._stream = None

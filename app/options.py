@@ -1,0 +1,51 @@
+"""Command-line options of `python -m app` / `mlx-qwen3asr-dictate`."""
+
+import argparse
+
+DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mlx-qwen3asr-dictate",
+        description="Live dictation: speak, and the terminal writes what you say. Ctrl-C finishes "
+                    "what was captured, prints a summary and exits; a second Ctrl-C exits at once.")
+    p.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
+    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default=None,
+                   help="default: float16 on a GPU, float32 on the CPU")
+    p.add_argument("--no-convert", action="store_true",
+                   help="use a hub model as downloaded (default on a GPU: convert it once to 4-bit/8-bit)")
+    p.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
+    p.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
+    src = p.add_argument_group("input")
+    src.add_argument("--device", default=None, metavar="NAME|INDEX", help="input device (see --list-devices)")
+    src.add_argument("--list-devices", action="store_true", help="list input devices and exit")
+    src.add_argument("--input", default=None, metavar="FILE", help="replay FILE as if it were the microphone")
+    src.add_argument("--fast", action="store_true", help="with --input: as fast as decoding allows")
+    out = p.add_argument_group("output")
+    out.add_argument("--output", default=None, metavar="FILE", help="append each committed utterance to FILE")
+    out.add_argument("--timestamps", action="store_true", help="prefix --output lines with [HH:MM:SS.s]")
+    out.add_argument("--save-audio", default=None, metavar="DIR", help="keep each utterance's audio as a WAV")
+    seg = p.add_argument_group("segmenting and decoding")
+    seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
+    seg.add_argument("--max-utterance", type=float, default=20.0,
+                     help="seconds after which an utterance without a pause is cut at its quietest point (20)")
+    seg.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto",
+                     help="how tentative text is made: the streaming engine, re-decoding, or not at all")
+    seg.add_argument("--refresh", type=float, default=0.5, help="at most one tentative update per this many s")
+    seg.add_argument("--max-new-tokens", type=int, default=None, help="token budget per utterance")
+    return p
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.fast and not args.input:
+        parser.error("--fast needs --input FILE")
+    if args.input and args.device is not None:
+        parser.error("use either --input or --device, not both")
+    if args.pause < 0.1 or args.max_utterance < 6:
+        parser.error("--pause must be at least 0.1 s and --max-utterance at least 6 s")
+    if args.refresh <= 0:
+        parser.error("--refresh must be positive")
+    return args

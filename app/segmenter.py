@@ -1,0 +1,194 @@
+"""Utterance segmentation: 16 kHz samples -> utterances delimited by pauses.
+
+    samples -> 20 ms frames -> level (dBFS) against an adaptive noise floor -> voiced / unvoiced
+    idle: keep the last `preroll` seconds; >= 160 ms voiced within 300 ms opens an utterance that
+          starts `preroll` before its first voiced frame (never before the previous utterance's end)
+    open: `pause` seconds unvoiced closes it (end = last voiced frame + 0.3 s tail); reaching
+          `max_seconds` cuts it at its quietest 100 ms within the last 5 s and the rest stays open
+    an utterance with less than 0.25 s of voiced frames is dropped: clicks and bumps give no text
+
+Decisions depend on sample counts only, never on a clock or on how the audio was blocked, so the
+same audio always gives the same utterances (live, replayed at real-time pace, or `--fast`).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+RATE = 16000
+FRAME = 320  # 20 ms
+ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window open an utterance
+TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
+MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
+MARGIN_DB = 12.0  # voiced = this far above the noise floor ...
+MIN_LEVEL_DB = -60.0  # ... and louder than this, so digital silence or a dead-quiet room never opens
+HYSTERESIS_DB = 4.0  # an open utterance stays voiced down to 4 dB below the opening threshold
+FLOOR_RISE_DB_PER_FRAME = 1.0 * FRAME / RATE  # 1 dB/s: the floor follows a new steady noise slowly
+FLOOR_FALL = 0.3  # and falls fast (30 % of the gap per frame) toward quieter frames
+FLOOR_MIN_DB = -100.0
+SEARCH_FRAMES, QUIET_WINDOW = 250, 5  # a long utterance is cut in the quietest 100 ms of its last 5 s
+
+
+@dataclass
+class Utterance:
+    """A finished utterance; positions are sample indices in the stream."""
+
+    start: int
+    end: int
+    audio: np.ndarray
+    speech_end: int  # end of its last voiced frame: where the speaker paused
+    reason: str  # "pause", "cut" (too long without a pause) or "flush" (end of input, device lost)
+
+
+class SampleBuffer:
+    """The stream's samples from index `start` on, growing at the end and dropped at the front."""
+
+    def __init__(self) -> None:
+        self._data = np.zeros(4 * RATE, np.float32)
+        self.start = 0
+        self._n = 0
+
+    @property
+    def end(self) -> int:
+        return self.start + self._n
+
+    def append(self, samples: np.ndarray) -> None:
+        if self._n + len(samples) > len(self._data):
+            grown = np.zeros(2 * (self._n + len(samples)), np.float32)
+            grown[: self._n] = self._data[: self._n]
+            self._data = grown
+        self._data[self._n : self._n + len(samples)] = samples
+        self._n += len(samples)
+
+    def get(self, a: int, b: int) -> np.ndarray:
+        return self._data[a - self.start : b - self.start].copy()
+
+    def drop_before(self, index: int) -> None:
+        k = min(max(0, index - self.start), self._n)
+        self._data[: self._n - k] = self._data[k : self._n]
+        self._n -= k
+        self.start += k
+
+
+class Segmenter:
+    """Feed 16 kHz mono float32 with `push`; get back the utterances that finished."""
+
+    def __init__(self, pause: float = 0.6, max_seconds: float = 20.0, preroll: float = 0.5) -> None:
+        if pause < 0.1 or max_seconds < 6.0:
+            raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
+        self.pause_frames = round(pause * RATE / FRAME)
+        self.max_frames = round(max_seconds * RATE / FRAME)
+        self.preroll_frames = round(preroll * RATE / FRAME)
+        self._samples = SampleBuffer()
+        self._db: list[float] = []  # per frame of the buffer, from frame self._first on
+        self._voiced: list[bool] = []
+        self._first = 0
+        self._start: Optional[int] = None  # first frame of the open utterance
+        self._last_voiced = -1
+        self.floor_db: Optional[float] = None
+        self.level_db = -120.0
+
+    @property
+    def is_open(self) -> bool:
+        return self._start is not None
+
+    @property
+    def analysed(self) -> int:
+        """Samples looked at so far (whole frames)."""
+        return (self._first + len(self._db)) * FRAME
+
+    @property
+    def quiet_seconds(self) -> float:
+        """How long the open utterance has been unvoiced (0 while idle)."""
+        if self._start is None:
+            return 0.0
+        return (self._first + len(self._db) - 1 - self._last_voiced) * FRAME / RATE
+
+    def open_audio(self) -> Optional[np.ndarray]:
+        """The open utterance's audio so far, or None."""
+        return None if self._start is None else self._samples.get(self._start * FRAME, self.analysed)
+
+    def push(self, samples: np.ndarray) -> list[Utterance]:
+        self._samples.append(np.asarray(samples, np.float32))
+        done: list[Utterance] = []
+        while self.analysed + FRAME <= self._samples.end:
+            utterance = self._step(self._samples.get(self.analysed, self.analysed + FRAME))
+            if utterance is not None:
+                done.append(utterance)
+        if self._start is None:
+            self._forget_before(self._first + len(self._db) - self.preroll_frames - ONSET_FRAMES)
+        return done
+
+    def flush(self) -> Optional[Utterance]:
+        """Close the open utterance with everything analysed (end of input, device lost)."""
+        if self._start is None:
+            return None
+        return self._close(self._first + len(self._db), "flush")
+
+    def _step(self, frame: np.ndarray) -> Optional[Utterance]:
+        index = self._first + len(self._db)
+        db = 10.0 * float(np.log10(np.mean(frame * frame, dtype=np.float64) + 1e-12))
+        voiced = db > self._threshold()
+        self._track_floor(db)
+        self.level_db = db
+        self._db.append(db)
+        self._voiced.append(voiced)
+        if self._start is None:
+            window = self._voiced[-ONSET_FRAMES:]
+            if sum(window) >= ONSET_VOICED:
+                onset = index + 1 - len(window) + window.index(True)
+                self._start = max(onset - self.preroll_frames, self._first)
+                self._last_voiced = index
+            return None
+        if voiced:
+            self._last_voiced = index
+        if index - self._last_voiced >= self.pause_frames:
+            return self._close(min(self._last_voiced + 1 + TAIL_FRAMES, index + 1), "pause")
+        if index + 1 - self._start >= self.max_frames:
+            return self._cut(index + 1)
+        return None
+
+    def _threshold(self) -> float:
+        floor = self.floor_db if self.floor_db is not None else FLOOR_MIN_DB
+        threshold = max(floor + MARGIN_DB, MIN_LEVEL_DB)
+        return threshold - HYSTERESIS_DB if self._start is not None else threshold
+
+    def _track_floor(self, db: float) -> None:
+        if self.floor_db is None:
+            self.floor_db = max(db, FLOOR_MIN_DB)
+        elif db < self.floor_db:
+            self.floor_db = max(self.floor_db + FLOOR_FALL * (db - self.floor_db), FLOOR_MIN_DB)
+        else:
+            self.floor_db = min(self.floor_db + FLOOR_RISE_DB_PER_FRAME, db)
+
+    def _cut(self, end: int) -> Optional[Utterance]:
+        """Close the part up to the quietest 100 ms of the last 5 s; the rest stays open."""
+        lo = max(self._start + 1, end - SEARCH_FRAMES)
+        power = 10.0 ** (np.array(self._db[lo - self._first : end - self._first]) / 10.0)
+        windows = np.convolve(power, np.ones(QUIET_WINDOW), mode="valid")
+        quiet = int(np.argmin(windows))
+        cut = lo + quiet + int(np.argmin(power[quiet : quiet + QUIET_WINDOW]))
+        last_voiced = self._last_voiced
+        utterance = self._close(cut, "cut", speech_end=cut)
+        self._start, self._last_voiced = cut, last_voiced
+        return utterance
+
+    def _close(self, end: int, reason: str, speech_end: Optional[int] = None) -> Optional[Utterance]:
+        start, self._start = self._start, None
+        last = min(self._last_voiced + 1, end)
+        voiced = sum(self._voiced[start - self._first : last - self._first])
+        audio = self._samples.get(start * FRAME, end * FRAME)
+        self._forget_before(end)
+        if voiced < MIN_SPEECH_FRAMES:
+            return None
+        speech_end = last if speech_end is None else speech_end
+        return Utterance(start * FRAME, end * FRAME, audio, speech_end * FRAME, reason)
+
+    def _forget_before(self, frame: int) -> None:
+        k = frame - self._first
+        if k <= 0:
+            return
+        del self._db[:k], self._voiced[:k]
+        self._first = frame
+        self._samples.drop_before(frame * FRAME)

@@ -1,0 +1,178 @@
+"""Latency of the live dictation app: speech with known pauses, replayed at real-time pace.
+
+    espeak-ng sentences + known pauses -> WAV -> app FileSource (real time) -> queue -> Worker
+      -> Pipeline (segmenter, partials, finals) -> on_commit: time stamped
+    commit latency = commit time - the moment the speaker paused (last audible sample of a sentence)
+
+Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written once to
+--checkpoint-dir), float32. Random weights never emit end-of-text, so every decode is capped at
+--max-new-tokens (default 20: about what the real model emits for one of these sentences).
+
+    python scripts/bench_live.py --quick          # 3 sentences, ~20 s
+    python scripts/bench_live.py                  # 8 sentences
+    python scripts/bench_live.py --model DIR      # a real or converted model folder
+"""
+
+import argparse
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import mlx_qwen3asr as mq
+from app.engine import make_engine
+from app.pipeline import Commit, Pipeline
+from app.replay import FileSource
+from app.segmenter import Segmenter
+from app.transcript import write_float_wav
+from app.worker import Worker, make_queue
+from mlx_qwen3asr.random_checkpoint import write_random_checkpoint
+
+RATE = 16000
+ROOT = Path(__file__).resolve().parents[1]
+SENTENCES = [
+    "Please add milk, eggs and bread to the shopping list.",
+    "The meeting moved to Thursday at three in the afternoon.",
+    "Send the report to the whole team before lunch.",
+    "It will rain tomorrow, so bring an umbrella.",
+    "Our new office is on the fourth floor, next to the lifts.",
+    "Remind me to call the dentist on Monday morning.",
+    "The train was twenty minutes late again today.",
+    "Thank you, that is all for now.",
+]
+PAUSES = [1.0, 1.4, 1.2, 1.6]  # seconds of silence after each sentence, in turn
+AUDIBLE = 10 ** (-50 / 20)  # a sentence ends at its last sample above -50 dBFS
+
+
+def speech(text: str, folder: Path) -> np.ndarray:
+    if shutil.which("espeak-ng") is None:
+        raise SystemExit("bench_live.py needs espeak-ng to make speech (apt install espeak-ng)")
+    raw = folder / "raw.wav"
+    subprocess.run(["espeak-ng", "-w", raw, text], check=True)
+    return mq.load_audio(raw)  # 22.05 kHz -> 16 kHz
+
+
+def make_session_audio(count: int, folder: Path) -> tuple[Path, list[float]]:
+    """A WAV of `count` sentences with pauses; returns it and each pause's start (seconds)."""
+    parts, pause_starts, at = [np.zeros(RATE // 2, np.float32)], [], RATE // 2
+    for i in range(count):
+        s = speech(SENTENCES[i % len(SENTENCES)], folder)
+        last = int(np.flatnonzero(np.abs(s) > AUDIBLE)[-1]) + 1
+        pause_starts.append((at + last) / RATE)
+        gap = np.zeros(int(PAUSES[i % len(PAUSES)] * RATE), np.float32)
+        parts += [s, gap]
+        at += len(s) + len(gap)
+    path = folder / "session.wav"
+    write_float_wav(path, np.concatenate(parts))
+    return path, pause_starts
+
+
+def random_06b(folder: Path) -> Path:
+    if not (folder / "model.safetensors").exists():
+        print(f"writing the random 0.6B-size checkpoint to {folder} (once)")
+        config = json.loads((ROOT / "tests/fixtures/qwen3-asr-0.6b/config.json").read_text())
+        write_random_checkpoint(folder, config, seed=0)
+    return folder
+
+
+class TimedEngine:
+    """The app's engine, with the time of every call recorded."""
+
+    def __init__(self, engine) -> None:
+        self.engine, self.finals, self.partials = engine, [], []
+
+    @property
+    def language(self) -> str:
+        return self.engine.language
+
+    def _timed(self, times: list, fn, audio: np.ndarray) -> str:
+        start = time.perf_counter()
+        text = fn(audio)
+        times.append(time.perf_counter() - start)
+        return text
+
+    def final(self, audio: np.ndarray) -> str:
+        return self._timed(self.finals, self.engine.final, audio)
+
+    def partial(self, audio: np.ndarray) -> str:
+        return self._timed(self.partials, self.engine.partial, audio)
+
+
+def replay(model, wav: Path, args) -> tuple[list[tuple[float, Commit]], float, Pipeline, TimedEngine]:
+    """Run the app pipeline on `wav` at real-time pace; (commit time, commit) pairs, replay start."""
+    commits: list[tuple[float, Commit]] = []
+    app_engine = make_engine(model, "offline" if args.partials == "off" else args.partials,
+                             args.language, "", args.max_new_tokens)
+    app_engine.warm_up()
+    engine = TimedEngine(app_engine)
+    pipeline = Pipeline(engine, lambda c: commits.append((time.monotonic(), c)), lambda t: None,
+                        Segmenter(args.pause), refresh_every=None if args.partials == "off" else 0.5)
+    blocks: queue.Queue = make_queue()
+    source = FileSource(str(wav), blocks)
+    worker = Worker(blocks, pipeline)
+    worker.start()
+    source.start()
+    pipeline.begin()
+    worker.join()
+    return commits, source.opened_at, pipeline, engine
+
+
+def seconds(values: list[float], q: float) -> float | None:
+    return round(float(np.percentile(values, q)), 3) if values else None
+
+
+def report(commits, replay_start: float, pause_starts: list[float], pipeline: Pipeline, engine: TimedEngine) -> dict:
+    latencies = []
+    for at, commit in commits:
+        # the pause that ended this utterance: the last one starting before its end
+        before = [p for p in pause_starts if p <= commit.end + 1e-6]
+        if before:
+            latencies.append(at - (replay_start + before[-1]))
+    stats = pipeline.stats
+    return {
+        "utterances_spoken": len(pause_starts),
+        "utterances_committed": len(commits),
+        "latency_p50_s": seconds(latencies, 50),
+        "latency_p95_s": seconds(latencies, 95),
+        "latency_max_s": seconds(latencies, 100),
+        "final_decode_p50_s": seconds(engine.finals, 50),
+        "partial_count": len(engine.partials),
+        "partial_decode_p50_s": seconds(engine.partials, 50),
+        "rtf": round(stats.rtf, 3),
+        "audio_s": round(stats.audio_seconds, 1),
+        "compute_s": round(stats.compute_seconds, 1),
+        "app_measured_latency_mean_s": round(float(np.mean(stats.latencies)), 3) if stats.latencies else None,
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="3 sentences instead of 8")
+    p.add_argument("--model", default=None, help="model folder or hub id (default: random 0.6B-size)")
+    p.add_argument("--checkpoint-dir", default=str(Path(tempfile.gettempdir()) / "mlx_qwen3asr_bench_live/0.6b"))
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--max-new-tokens", type=int, default=20)
+    p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
+    p.add_argument("--pause", type=float, default=0.6)
+    p.add_argument("--language", default=None, help="force a language (default: detected)")
+    args = p.parse_args()
+    model_path = args.model or random_06b(Path(args.checkpoint_dir))
+    model = mq.load(model_path, dtype=args.dtype)
+    with tempfile.TemporaryDirectory() as tmp:
+        wav, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
+        commits, start, pipeline, engine = replay(model, wav, args)
+    result = report(commits, start, pause_starts, pipeline, engine)
+    result.update(model=str(model_path), dtype=args.dtype, max_new_tokens=args.max_new_tokens,
+                  partials=f"{args.partials} ({type(engine.engine).__name__})", pause_setting_s=args.pause,
+                  load_average=os.getloadavg()[0], cpus=os.cpu_count())
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

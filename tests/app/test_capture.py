@@ -1,0 +1,117 @@
+"""Microphone capture with a fake sounddevice module: the callback only copies, nothing is lost
+silently, a lost device is reported, finalised and reopened. (The real PortAudio path is tested
+end to end in test_dictation_mic.py.)"""
+
+import queue
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from app.capture import Block, Marker, MicSource
+from app.errors import AppError
+
+
+class FakePortAudioError(Exception):
+    pass
+
+
+class FakeStream:
+    def __init__(self, callback, samplerate, channels, **_):
+        self.callback, self.samplerate, self.channels = callback, samplerate, channels
+        self.active = False
+
+    def start(self):
+        self.active = True
+
+    def stop(self):
+        self.active = False
+
+    def close(self):
+        pass
+
+
+class FakeSoundDevice:
+    """Just what MicSource uses; `available` False makes every device query fail."""
+
+    PortAudioError = FakePortAudioError
+
+    def __init__(self, mono_ok: bool = True):
+        self.available, self.mono_ok, self.streams = True, mono_ok, []
+
+    def query_devices(self, device=None, kind=None):
+        if not self.available:
+            raise FakePortAudioError("Error querying device -1")
+        return {"name": "Fake Mic", "default_samplerate": 48000.0, "max_input_channels": 2}
+
+    def check_input_settings(self, device=None, channels=None, samplerate=None, dtype=None):
+        if channels == 1 and not self.mono_ok:
+            raise FakePortAudioError("Invalid number of channels")
+
+    def InputStream(self, **kwargs):
+        self.streams.append(FakeStream(**kwargs))
+        return self.streams[-1]
+
+
+def status(overflow: bool = False):
+    return SimpleNamespace(input_overflow=overflow)
+
+
+def test_the_callback_copies_blocks_into_the_queue_at_the_devices_rate():
+    sd, blocks = FakeSoundDevice(), queue.Queue(maxsize=10)
+    mic = MicSource(blocks, sounddevice=sd)
+    mic.start()
+    data = np.ones((1440, 1), np.float32)
+    sd.streams[0].callback(data, 1440, None, status())
+    data[:] = 0  # PortAudio reuses its buffer after the callback returns
+    block = blocks.get_nowait()
+    assert isinstance(block, Block) and block.rate == 48000, "native rate, no resampling in the callback"
+    assert block.samples.sum() == 1440, "the callback must copy, not keep PortAudio's buffer"
+
+
+def test_a_device_without_mono_is_opened_in_stereo():
+    sd = FakeSoundDevice(mono_ok=False)
+    MicSource(queue.Queue(), sounddevice=sd).start()
+    assert sd.streams[0].channels == 2, "downmixing happens later, off the callback"
+
+
+def test_overflows_and_a_full_queue_are_counted():
+    sd, blocks = FakeSoundDevice(), queue.Queue(maxsize=1)
+    mic = MicSource(blocks, sounddevice=sd)
+    mic.start()
+    block = np.zeros((480, 1), np.float32)
+    sd.streams[0].callback(block, 480, None, status(overflow=True))  # late, but queued
+    sd.streams[0].callback(block, 480, None, status())  # queue full: dropped
+    assert mic.overflows == 2, f"one overflow and one dropped block, counted {mic.overflows}"
+
+
+def test_no_input_device_says_how_to_fix_it():
+    sd = FakeSoundDevice()
+    sd.available = False
+    with pytest.raises(AppError, match="No input device.*--list-devices.*--input"):
+        MicSource(queue.Queue(), sounddevice=sd).start()
+
+
+def test_a_lost_device_is_reported_finalised_and_reopened_every_second():
+    sd, blocks, clock = FakeSoundDevice(), queue.Queue(), SimpleNamespace(now=0.0)
+    mic = MicSource(blocks, sounddevice=sd, clock=lambda: clock.now)
+    mic.start()
+    sd.streams[0].active = False  # what PortAudio does when the device disappears
+    sd.available = False
+    assert "lost" in mic.check(), "the user is told"
+    assert blocks.get_nowait() is Marker.GAP, "the open utterance is finalised"
+    clock.now = 1.0
+    assert mic.check() is None and mic.lost, "still gone: keep trying quietly"
+    sd.available = True
+    clock.now = 1.5
+    assert mic.check() is None and mic.lost, "at most one attempt per second"
+    clock.now = 2.0
+    assert "reopened" in mic.check() and not mic.lost and sd.streams[-1].active, "back when it returns"
+
+
+def test_stop_closes_the_stream_and_ends_the_queue():
+    sd, blocks = FakeSoundDevice(), queue.Queue()
+    mic = MicSource(blocks, sounddevice=sd)
+    mic.start()
+    mic.stop()
+    assert not sd.streams[0].active and blocks.get_nowait() is Marker.END

@@ -1,0 +1,44 @@
+"""The engine adapter: finals are exactly offline transcription; the streaming engine when present."""
+
+import pytest
+
+import mlx_qwen3asr as mq
+from app.engine import OfflineEngine, StreamingEngine, make_engine
+from dictation_helpers import burst
+
+
+def test_final_text_is_offline_transcription_of_the_same_audio(listening_model):
+    audio = burst(1.5, seed=4)
+    engine = OfflineEngine(listening_model, max_new_tokens=6)
+    expected = mq.transcribe(audio, listening_model, max_new_tokens=6).text
+    assert expected, "the listening model should say something"
+    assert engine.final(audio) == expected, "final must equal mlx_qwen3asr.transcribe"
+
+
+def test_context_and_language_reach_transcribe(listening_model):
+    audio = burst(1.0, seed=5)
+    engine = OfflineEngine(listening_model, language="German", context="Names: Qwen", max_new_tokens=4)
+    expected = mq.transcribe(audio, listening_model, language="German", context="Names: Qwen", max_new_tokens=4)
+    assert engine.final(audio) == expected.text and engine.language == "German"
+
+
+@pytest.mark.skipif(hasattr(mq, "StreamingTranscriber"), reason="the streaming engine is present")
+def test_asking_for_streaming_partials_without_the_streaming_engine_says_what_to_do(tiny_model):
+    with pytest.raises(ValueError, match="--partials offline"):
+        make_engine(tiny_model, "streaming")
+    assert type(make_engine(tiny_model, "auto")) is OfflineEngine, "auto falls back to re-decoding"
+
+
+@pytest.mark.skipif(not hasattr(mq, "StreamingTranscriber"), reason="mlx_qwen3asr.StreamingTranscriber not built yet")
+def test_streaming_partials_and_offline_finals(listening_model):
+    from mlx_qwen3asr.streaming import StreamingOptions
+
+    audio = burst(2.0, seed=6)
+    engine = make_engine(listening_model, "auto", max_new_tokens=6)
+    assert isinstance(engine, StreamingEngine), "auto prefers the streaming engine"
+    stream = mq.StreamingTranscriber(listening_model, chunk_seconds=1.0, options=StreamingOptions(max_new_tokens=6))
+    reference = stream.feed(audio).text.strip()
+    partials = [engine.partial(audio[:n]) for n in (8000, 16000, 32000)]
+    assert partials[-1] == reference, "fed piece by piece, the partial is the streaming text for all of it"
+    assert engine.final(audio) == mq.transcribe(audio, listening_model, max_new_tokens=6).text
+    assert engine.partial(audio) == reference, "each utterance starts a fresh stream"

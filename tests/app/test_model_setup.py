@@ -1,0 +1,31 @@
+"""Start-up model handling: a folder is used as is; a hub model is converted once and reused."""
+
+import json
+
+import mlx_qwen3asr as mq
+import pytest
+
+from app.errors import AppError
+from app.model_setup import converted_folder, converted_model, load_model
+
+
+def test_a_model_is_converted_once_and_the_conversion_is_reused(tiny_checkpoint, tmp_path):
+    said: list[str] = []
+    target = tmp_path / "converted"
+    assert converted_model(str(tiny_checkpoint), target, said.append) == target
+    config = json.loads((target / "config.json").read_text())
+    assert config.get("quantization"), "the converted folder records its quantization"
+    assert len(said) == 1 and "converting" in said[0], f"the user is told once: {said}"
+    stamp = (target / "config.json").stat().st_mtime_ns
+    assert converted_model(str(tiny_checkpoint), target, said.append) == target
+    assert len(said) == 1 and (target / "config.json").stat().st_mtime_ns == stamp, "not converted again"
+    assert isinstance(mq.load(target), mq.Qwen3ASR), "the conversion loads"
+
+
+def test_converted_models_are_cached_per_hub_id(tmp_path):
+    assert converted_folder("Qwen/Qwen3-ASR-0.6B", tmp_path) == tmp_path / "Qwen--Qwen3-ASR-0.6B-4bit-enc8"
+
+
+def test_a_missing_model_folder_is_a_clear_error(tmp_path):
+    with pytest.raises(AppError, match="Cannot load model.*config.json"):
+        load_model(str(tmp_path), None, lambda _: None)
