@@ -1,0 +1,33 @@
+"""scripts/bench.py --quick runs end to end and writes a JSON report with positive timings."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
+    out = tmp_path / "bench.json"
+    command = [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--runs", "1",
+               "--decode-tokens", "4", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, f"bench.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text())
+    assert report["official"] is None, "the official implementation runs only with --official-python"
+    assert "blas" in report and report["checkpoint_config"] == "tiny", f"bad header: {report.keys()}"
+    ours = report["dtypes"]["float32"]
+    times = {
+        "encoder 10 s": ours["encoder"]["10"], "encoder 20 s": ours["encoder"]["20"],
+        "prefill": ours["prefill"], "decode": ours["decode_ms_per_token"], "transcribe": ours["transcribe"],
+        "limit decode": ours["limit"]["decode_ms_per_token"], "limit prefill": ours["limit"]["prefill"],
+        "limit encoder": ours["limit"]["encoder"], "rss": ours["memory"]["rss_peak_mb"],
+        "mlx peak": ours["memory"]["mlx_peak_mb"],
+        **{f"overhead {k}": v for k, v in ours["overhead"].items()},
+    }
+    for name, value in times.items():
+        assert value > 0, f"{name} should be a positive number, got {value}"
+    assert ours["prefill_tokens"] > 130, f"a 10 s prompt has 130 audio tokens plus text, got {ours['prefill_tokens']}"
+    assert "float32" in done.stdout and "decode per token" in done.stdout, "the table was not printed"
