@@ -11,6 +11,7 @@ from .features import log_mel_spectrogram
 from .load import load
 from .model import Qwen3ASR
 from .result import Segment, Transcription
+from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import transcribe
 
@@ -22,8 +23,10 @@ __all__ = [
     "ModelArgs",
     "Qwen3ASR",
     "Segment",
+    "StreamingTranscriber",
     "Tokenizer",
     "Transcription",
+    "Update",
     "load",
     "load_audio",
     "log_mel_spectrogram",

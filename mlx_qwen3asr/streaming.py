@@ -1,0 +1,363 @@
+"""Live transcription: audio arriving in pieces -> committed text (final) + a tentative tail.
+
+    import mlx_qwen3asr as mq
+    stream = mq.StreamingTranscriber(model, language=None, context="")
+    for pcm in microphone_blocks():            # float32 in [-1, 1] or int16, 16 kHz mono, any length
+        update = stream.feed(pcm)
+        show(update.committed, update.tentative)
+    update = stream.finish()                   # everything is committed; feeding again continues
+    stream.reset()                             # a new session
+
+`Update.committed` is the whole committed text of the session and only ever grows (each update's
+`committed` starts with the previous one; `new_committed` is what this call added). `tentative`
+is the current guess for what follows it; `committed + tentative` is the full current text.
+Knobs (keyword-only): chunk_seconds=2.0 (>= 0.5), window_seconds=30.0, max_prefix_tokens=150,
+rollback_tokens=5; `options=StreamingOptions(...)` switches each optimisation off (the text stays
+the same, only the cost changes) and caps tokens per run for random-weight models.
+
+Data flow (every `chunk_seconds` of audio is one step):
+    pcm -> pending samples -> chunk [chunk_seconds * 16000]
+    -> the window: the audio since the window started (at most window_seconds)
+       quiet chunk (every 100 ms below SILENCE_DB): no decoder run; a window that has heard nothing
+       keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of quiet after speech closes the window,
+       cut 1 s into the pause
+    -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
+       the last run's tokens minus their last `rollback_tokens`, backing off while that would split
+       a UTF-8 character (none for the first UNFIXED_DECODES runs of a window), never shorter than
+       what is committed. The official recipe; its prefix is re-tokenized text, ours stays in token
+       ids, and ours never rolls back into text it already forced.
+    -> the forced prefix is committed (it can never change again: every later run forces it)
+    -> closing a window (a pause, a repetition loop, or full: audio or prefix at its cap, cut at
+       the quietest 100 ms of its last 5 s) decodes it once more and commits all of its text.
+Cost per step is bounded by the window, not by the session: flat for hours.
+"""
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from .audio import SAMPLE_RATE
+from .generate import token_budget
+from .model import Qwen3ASR
+from .tokenizer import is_space_delimited, normalize_language
+from .transcribe import MIN_SECONDS, split_audio
+from .window_decoder import Decoding, WindowDecoder, final_text, rollback, window_text
+
+SILENCE_DB = -50.0  # RMS of a 100 ms frame below this (dBFS) is quiet: room noise, not speech
+FRAME = SAMPLE_RATE // 10
+LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
+CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
+UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
+SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
+
+
+@dataclass(frozen=True)
+class StreamingOptions:
+    """Switches for equality tests and benchmarks. The defaults are the fast, exact settings."""
+
+    encoder_cache: bool = True  # encode only the 8 s encoder windows whose input changed
+    kv_reuse: bool = True  # keep the decoder's keys/values of the prompt head and unchanged audio
+    draft: bool = True  # verify the last run's tail in one batched forward pass
+    max_new_tokens: Optional[int] = None  # cap per decoder run (random-weight models never stop)
+    stop_loops: bool = True  # False only to benchmark random weights, which loop at once
+
+
+@dataclass(frozen=True)
+class Update:
+    committed: str  # all committed text of the session; every update's starts with the last one's
+    new_committed: str  # what this call appended to `committed`
+    tentative: str  # the current guess for the text after `committed`; may change at every update
+    language: str  # language of the current window ("" until known), or the forced language
+    audio_seconds: float  # audio received since the session started
+    compute_seconds: float  # time spent in decoder runs during this call (0: it only buffered)
+    steps: int  # decoder runs during this call
+
+    @property
+    def text(self) -> str:
+        return self.committed + self.tentative
+
+
+class Engine(Protocol):
+    """What the transcriber needs from a decoder (WindowDecoder; tests inject fakes)."""
+
+    tokenizer: object  # .decode(ids) -> str
+
+    def decode(
+        self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
+    ) -> Decoding: ...
+
+    def reset(self) -> None: ...
+
+
+@dataclass
+class _Window:
+    """The audio since the current window started and what the decoder made of it."""
+
+    base: str  # the session's committed text when the window started
+    audio: np.ndarray
+    raw: list[int]  # the last run's ids: language header + text
+    committed: list[int]  # the forced (final) part of raw
+    decodes: int = 0
+    speech: bool = False  # a loud frame has been heard
+    quiet: int = 0  # trailing quiet samples
+
+
+def loud_frames(pcm: np.ndarray, silence_db: float = SILENCE_DB) -> np.ndarray:
+    """Per 100 ms frame (the last may be shorter): whether its RMS level reaches silence_db."""
+    starts = np.arange(0, len(pcm), FRAME)
+    energy = np.add.reduceat(np.square(pcm, dtype=np.float64), starts) if len(pcm) else np.zeros(0)
+    counts = np.diff(np.append(starts, len(pcm)))
+    return 10 * np.log10(np.maximum(energy / np.maximum(counts, 1), 1e-20)) >= silence_db
+
+
+def as_samples(pcm: np.ndarray) -> np.ndarray:
+    """float32 samples of a float or int16 array, 1-D or [n, channels] (channels are averaged)."""
+    pcm = np.asarray(pcm)
+    if pcm.ndim not in (1, 2):
+        raise ValueError(f"feed() takes 1-D mono samples (or [n, channels]), got shape {pcm.shape}")
+    if pcm.dtype == np.int16:
+        samples = pcm.astype(np.float32) / 32768
+    elif pcm.dtype.kind == "f":
+        samples = pcm.astype(np.float32, copy=False)
+    else:
+        raise TypeError(f"feed() takes float32 in [-1, 1] or int16 samples, got {pcm.dtype}: convert it")
+    samples = samples.mean(axis=1) if samples.ndim == 2 else samples
+    if not np.isfinite(samples).all():
+        raise ValueError("feed() got NaN or inf samples: replace them first (np.nan_to_num)")
+    return samples
+
+
+def joined(base: str, text: str, language: str) -> str:
+    """The session text `base` followed by a window's text, with a space where the language uses them."""
+    if not text:
+        return base
+    space = base and not base[-1].isspace() and is_space_delimited(language)
+    return base + (" " if space else "") + text
+
+
+def character_error_rate(reference: str, hypothesis: str) -> float:
+    """Character edit distance / reference length, after collapsing runs of whitespace."""
+    ref, hyp = " ".join(reference.split()), " ".join(hypothesis.split())
+    if not ref:
+        return float(bool(hyp))
+    hyp_codes = np.array([ord(c) for c in hyp], dtype=np.int64)
+    index = np.arange(len(hyp) + 1)
+    row = index.copy()
+    for i, char in enumerate(ref, 1):
+        substitute = row[:-1] + (hyp_codes != ord(char))
+        best = np.concatenate([[i], np.minimum(row[1:] + 1, substitute)])
+        row = np.minimum.accumulate(best - index) + index  # insertions: row[j] <= row[j - 1] + 1
+    return float(row[-1]) / len(ref)
+
+
+class _Pending:
+    """Samples not yet consumed by a step; appending is O(1) so 1-sample feeds stay cheap."""
+
+    def __init__(self):
+        self.parts: list[np.ndarray] = []
+        self.size = 0
+
+    def append(self, samples: np.ndarray) -> None:
+        if samples.size:
+            self.parts.append(samples)
+            self.size += samples.size
+
+    def take(self, n: Optional[int] = None) -> np.ndarray:
+        """The first n samples (all when None)."""
+        whole = np.concatenate(self.parts) if self.parts else np.zeros(0, np.float32)
+        n = whole.size if n is None else n
+        self.parts, self.size = ([whole[n:]] if n < whole.size else []), whole.size - n
+        return whole[:n]
+
+
+class StreamingTranscriber:
+    """A live transcription session over one model. Not thread-safe: feed from one thread."""
+
+    def __init__(
+        self,
+        model: Optional[Qwen3ASR],
+        language: Optional[str] = None,
+        context: str = "",
+        *,
+        chunk_seconds: float = 2.0,
+        window_seconds: float = 30.0,
+        max_prefix_tokens: int = 150,
+        rollback_tokens: int = 5,
+        options: StreamingOptions = StreamingOptions(),
+        engine: Optional[Engine] = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ):
+        """chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
+        window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
+        rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
+        engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
+        """
+        if chunk_seconds < 0.5:
+            raise ValueError(f"chunk_seconds must be at least 0.5, got {chunk_seconds}")
+        if window_seconds < max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds):
+            raise ValueError(f"window_seconds={window_seconds} is too small: use at least "
+                             f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}")
+        self.language = normalize_language(language)
+        if engine is None:
+            if model is None:
+                raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
+            engine = WindowDecoder(
+                model, context, self.language, encoder_cache=options.encoder_cache,
+                kv_reuse=options.kv_reuse, draft=options.draft, stop_loops=options.stop_loops,
+            )  # fmt: skip
+        self.engine, self.options, self.clock = engine, options, clock
+        self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
+        self.window_samples = int(window_seconds * SAMPLE_RATE)
+        self.max_prefix_tokens, self.rollback_tokens = max_prefix_tokens, rollback_tokens
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the session: text, audio and caches."""
+        self.committed, self.detected_language, self.audio_samples = "", "", 0
+        self._compute, self._steps = 0.0, 0
+        self.pending = _Pending()
+        self._new_window(np.zeros(0, np.float32))
+
+    def feed(self, pcm: np.ndarray) -> Update:
+        """Add 16 kHz mono samples (float32 in [-1, 1] or int16, any length); run due steps."""
+        samples = as_samples(pcm)
+        self.audio_samples += samples.size
+        self.pending.append(samples)
+        before, self._compute, self._steps = self.committed, 0.0, 0
+        while self.pending.size >= self.chunk:
+            self._step(self.pending.take(self.chunk))
+        return self._update(before)
+
+    def finish(self) -> Update:
+        """Decode what is left and commit everything (tentative becomes ""). Feeding may go on."""
+        before, self._compute, self._steps = self.committed, 0.0, 0
+        _, pause = self._add_audio(self.pending.take())
+        if pause is not None:
+            self._close(pause)
+        self._close(len(self.window.audio))
+        return self._update(before)
+
+    def _new_window(self, audio: np.ndarray) -> None:
+        self.engine.reset()
+        self.window = _Window(self.committed, np.zeros(0, np.float32), [], [])
+        self._dirty = True
+        self._add_audio(audio)
+
+    def _add_audio(self, samples: np.ndarray) -> tuple[bool, Optional[int]]:
+        """Append to the window; (any loud frame?, where to cut if a pause after speech was found).
+
+        A pause is CLOSE_PAUSE_SECONDS of quiet (carried over from earlier chunks too); the cut goes
+        half of it in, so the closing run hears the speech end and the next window a lead-in.
+        """
+        window, offset = self.window, len(self.window.audio)
+        window.audio = np.concatenate([window.audio, samples])
+        loud = loud_frames(samples)
+        pause, run_start, cut = int(CLOSE_PAUSE_SECONDS * SAMPLE_RATE), offset - window.quiet, None
+        for i in np.flatnonzero(loud):
+            if cut is None and window.speech and offset + i * FRAME - run_start >= pause:
+                cut = run_start + pause // 2
+            run_start, window.speech = min(offset + (int(i) + 1) * FRAME, len(window.audio)), True
+        window.quiet = len(window.audio) - run_start
+        if cut is None and window.speech and window.quiet >= pause:
+            cut = run_start + pause // 2
+        return bool(loud.any()), cut
+
+    def _step(self, chunk: np.ndarray) -> None:
+        window = self.window
+        if not window.speech:  # nothing said yet: keep only a short lead-in before this chunk
+            window.audio = window.audio[-int(LEAD_IN_SECONDS * SAMPLE_RATE) :]
+            window.quiet = min(window.quiet, len(window.audio))
+        loud, pause = self._add_audio(chunk)
+        if pause is not None:
+            self._close(pause)
+            self._decode_if_speech()
+        elif not loud:
+            return  # nothing new to hear
+        elif len(window.audio) + self.chunk > self.window_samples or self._prefix_over_cap():
+            self._close(self._quietest_cut(window.audio))
+            self._decode_if_speech()
+        else:
+            self._decode()
+
+    def _prefix_over_cap(self) -> bool:
+        return len(self._prefix()) > self.max_prefix_tokens
+
+    def _decode_if_speech(self) -> None:
+        """After a cut: decode the new window's audio if it holds speech."""
+        if self.window.speech and len(self.window.audio) >= MIN_SECONDS * SAMPLE_RATE:
+            self._decode()
+
+    def _quietest_cut(self, audio: np.ndarray) -> int:
+        """Sample index of the quietest 100 ms in the last SEARCH_SECONDS (offline's split rule)."""
+        pieces = split_audio(audio, (len(audio) - 1) / SAMPLE_RATE, SEARCH_SECONDS)
+        return pieces[1][0] if len(pieces) > 1 else len(audio)
+
+    def _prefix(self) -> list[int]:
+        window = self.window
+        if window.decodes < UNFIXED_DECODES:
+            return list(window.committed)
+        return rollback(self.engine.tokenizer, window.raw, self.rollback_tokens, len(window.committed))
+
+    def _run(self) -> Decoding:
+        """One decoder run on the window: its output replaces window.raw."""
+        window, prefix = self.window, self._prefix()
+        budget = max(0, token_budget(len(window.audio) / SAMPLE_RATE) - len(prefix))
+        if self.options.max_new_tokens is not None:
+            budget = min(budget, self.options.max_new_tokens)
+        start = self.clock()
+        result = self.engine.decode(window.audio, prefix, window.raw[len(prefix) :], budget)
+        self._compute += self.clock() - start
+        self._steps += 1
+        window.raw, window.committed = prefix + list(result.token_ids), prefix
+        self._dirty = True
+        window.decodes += 1
+        return result
+
+    def _decode(self) -> None:
+        """A regular step: the forced prefix becomes committed; a loop closes the window."""
+        result = self._run()
+        if result.loop_trimmed:
+            self._commit(final=True)
+            self._new_window(np.zeros(0, np.float32))
+        else:
+            self._commit(final=False)
+
+    def _close(self, cut: int) -> None:
+        """Decode the window's audio up to `cut` a last time, commit all of it; the rest starts anew."""
+        window = self.window
+        rest, window.audio = window.audio[cut:], window.audio[:cut]
+        if window.speech and len(window.audio) >= MIN_SECONDS * SAMPLE_RATE:
+            self._run()
+        self._commit(final=True)
+        self._new_window(rest)
+
+    def _commit(self, final: bool) -> None:
+        window, tokenizer = self.window, self.engine.tokenizer
+        language, text = window_text(tokenizer, window.committed, self.language)
+        if final:
+            language, text = final_text(tokenizer, window.raw, text, self.language)
+        committed = joined(window.base, text, language)
+        assert committed.startswith(self.committed), "committed text must only grow"
+        self.committed = committed
+        self.detected_language = language or self.detected_language
+
+    def _update(self, before: str) -> Update:
+        if self._dirty:  # re-read the window's text only after a decoder run or a new window
+            window = self.window
+            language, text = window_text(self.engine.tokenizer, window.raw, self.language)
+            current = joined(window.base, text, language)
+            assert current.startswith(self.committed), "the hypothesis must extend the committed text"
+            self._tentative = current[len(self.committed) :]
+            self._language = language or self.detected_language
+            self._dirty = False
+        return Update(
+            committed=self.committed,
+            new_committed=self.committed[len(before) :],
+            tentative=self._tentative,
+            language=self._language,
+            audio_seconds=self.audio_samples / SAMPLE_RATE,
+            compute_seconds=self._compute,
+            steps=self._steps,
+        )
