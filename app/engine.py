@@ -98,10 +98,6 @@ class StreamingEngine(OfflineEngine):
 
 def make_engine(model: "mq.Qwen3ASR", partials: str = "auto", language: Optional[str] = None,
                 context: str = "", max_new_tokens: Optional[int] = None) -> OfflineEngine:
-    """partials: "streaming" (needs mq.StreamingTranscriber), "offline", or "auto" (the first available)."""
-    has_streaming = hasattr(mq, "StreamingTranscriber")
-    if partials == "streaming" and not has_streaming:
-        raise ValueError("--partials streaming needs mlx_qwen3asr.StreamingTranscriber, which this "
-                         "version of the package lacks; use --partials offline")
-    kind = StreamingEngine if partials == "streaming" or (partials == "auto" and has_streaming) else OfflineEngine
+    """partials: "streaming" or "auto" (the streaming engine), or "offline" (re-decode the utterance)."""
+    kind = OfflineEngine if partials == "offline" else StreamingEngine
     return kind(model, language=language, context=context, max_new_tokens=max_new_tokens)

@@ -22,14 +22,10 @@ def test_context_and_language_reach_transcribe(listening_model):
     assert engine.final(audio) == expected.text and engine.language == "German"
 
 
-@pytest.mark.skipif(hasattr(mq, "StreamingTranscriber"), reason="the streaming engine is present")
-def test_asking_for_streaming_partials_without_the_streaming_engine_says_what_to_do(tiny_model):
-    with pytest.raises(ValueError, match="--partials offline"):
-        make_engine(tiny_model, "streaming")
-    assert type(make_engine(tiny_model, "auto")) is OfflineEngine, "auto falls back to re-decoding"
+def test_offline_partials_re_decode_the_utterance(tiny_model):
+    assert type(make_engine(tiny_model, "offline")) is OfflineEngine, "offline partials re-run transcribe"
 
 
-@pytest.mark.skipif(not hasattr(mq, "StreamingTranscriber"), reason="mlx_qwen3asr.StreamingTranscriber not built yet")
 def test_streaming_partials_and_offline_finals(listening_model):
     from mlx_qwen3asr.streaming import StreamingOptions
 
