@@ -30,7 +30,7 @@ import mlx.nn as nn
 import numpy as np
 
 from .encoder import n_audio_tokens
-from .features import HOP_LENGTH, N_FFT, _power_frames, mel_filters, log_mel_spectrogram
+from .features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters, log_mel_spectrogram
 from .model import Qwen3ASR
 
 CLAMP_DECADES = 8.0  # the official mel clamps to (max - 8) in log10 units
@@ -98,7 +98,7 @@ class EncoderCache:
         if n_frames <= self.window_frames:  # one window: nothing to reuse
             self.windows = []
             return encode_audio(self.model, audio), 0
-        power = _power_frames(mx.array(audio))
+        power = power_spectrogram(mx.array(audio))
         complete = self._complete_windows(audio.shape[0])
         del self.windows[complete:]  # the clip was cut back inside these
         n_windows = -(-n_frames // self.window_frames)

@@ -59,7 +59,7 @@ def _hann_window() -> mx.array:
     return mx.array((0.5 - 0.5 * np.cos(2 * np.pi * n / N_FFT)).astype(np.float32))
 
 
-def _power_frames(audio: mx.array) -> mx.array:
+def power_spectrogram(audio: mx.array) -> mx.array:
     """|STFT|^2 of the centred, reflect-padded signal, last frame dropped: [samples // 160, 201]."""
     pad = N_FFT // 2
     padded = mx.concatenate([audio[1 : pad + 1][::-1], audio, audio[-pad - 1 : -1][::-1]])
@@ -78,7 +78,7 @@ def log_mel_spectrogram(audio, n_mels: int = N_MELS) -> mx.array:
         raise ValueError(
             f"audio too short for a mel frame: {audio.shape[0]} samples, need more than {N_FFT // 2}"
         )
-    mel = _power_frames(audio.astype(mx.float32)) @ mel_filters(n_mels)
+    mel = power_spectrogram(audio.astype(mx.float32)) @ mel_filters(n_mels)
     log_spec = mx.log10(mx.maximum(mel, 1e-10))
     log_spec = mx.maximum(log_spec, log_spec.max() - 8.0)
     return (log_spec + 4.0) / 4.0
