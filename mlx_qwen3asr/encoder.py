@@ -123,8 +123,10 @@ class AudioEncoder(nn.Module):
 
     def __call__(self, mel: mx.array) -> mx.array:
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
-        x = self.embed_chunks(mel.astype(self.conv_out.weight.dtype))
-        window = self.args.attention_window
+        return self.encode_tokens(self.embed_chunks(mel.astype(self.conv_out.weight.dtype)))
+
+    def encode_tokens(self, x: mx.array) -> mx.array:
+        """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim]."""
         for layer in self.layers:
-            x = layer(x, window)
+            x = layer(x, self.args.attention_window)
         return self.proj2(nn.gelu(self.proj1(self.ln_post(x))))

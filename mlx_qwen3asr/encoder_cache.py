@@ -26,7 +26,6 @@ signal there), i.e. once the audio reaches 40 samples past the window.
 from dataclasses import dataclass
 
 import mlx.core as mx
-import mlx.nn as nn
 import numpy as np
 
 from .encoder import n_audio_tokens
@@ -53,10 +52,7 @@ def encode_windows(model: Qwen3ASR, mel: mx.array, first: bool) -> mx.array:
     frames, size = mel.shape[0], tower.args.chunk_frames
     if frames % size:
         mel = mx.pad(mel, [(0, size - frames % size), (0, 0)])
-    x = tower.embed_chunks(mel)[: n_audio_tokens(frames, size, tower.args.tokens_per_chunk)]
-    for layer in tower.layers:
-        x = layer(x, tower.args.attention_window)
-    return tower.proj2(nn.gelu(tower.proj1(tower.ln_post(x))))
+    return tower.encode_tokens(tower.embed_chunks(mel)[: n_audio_tokens(frames, size, tower.args.tokens_per_chunk)])
 
 
 @dataclass
