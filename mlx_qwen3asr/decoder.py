@@ -12,6 +12,7 @@ from typing import Optional
 import mlx.core as mx
 import mlx.nn as nn
 
+from .activations import swiglu
 from .cache import KVCache
 from .config import TextArgs
 
@@ -52,7 +53,7 @@ class MLP(nn.Module):
         self.down_proj = nn.Linear(hidden_dim, dim, bias=False)
 
     def __call__(self, x: mx.array) -> mx.array:
-        return self.down_proj(nn.silu(self.gate_proj(x)) * self.up_proj(x))
+        return self.down_proj(swiglu(self.gate_proj(x), self.up_proj(x)))
 
 
 class DecoderLayer(nn.Module):

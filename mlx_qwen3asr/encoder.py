@@ -18,6 +18,7 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
+from .activations import gelu
 from .config import AudioArgs
 
 
@@ -80,7 +81,7 @@ class AudioEncoderLayer(nn.Module):
 
     def __call__(self, x: mx.array, window: int) -> mx.array:
         x = x + self.self_attn(self.self_attn_layer_norm(x), window)
-        return x + self.fc2(nn.gelu(self.fc1(self.final_layer_norm(x))))
+        return x + self.fc2(gelu(self.fc1(self.final_layer_norm(x))))
 
 
 class AudioEncoder(nn.Module):
@@ -112,9 +113,9 @@ class AudioEncoder(nn.Module):
     def embed_chunks(self, mel: mx.array) -> mx.array:
         """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
         x = self._chunks(mel)
-        x = nn.gelu(self.conv2d1(x))
-        x = nn.gelu(self.conv2d2(x))
-        x = nn.gelu(self.conv2d3(x))
+        x = gelu(self.conv2d1(x))
+        x = gelu(self.conv2d2(x))
+        x = gelu(self.conv2d3(x))
         chunks, n_freq, n_time, channels = x.shape
         x = x.transpose(0, 2, 3, 1).reshape(chunks, n_time, channels * n_freq)
         x = self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
@@ -129,4 +130,4 @@ class AudioEncoder(nn.Module):
         """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim]."""
         for layer in self.layers:
             x = layer(x, self.args.attention_window)
-        return self.proj2(nn.gelu(self.proj1(self.ln_post(x))))
+        return self.proj2(gelu(self.proj1(self.ln_post(x))))
