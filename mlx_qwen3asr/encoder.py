@@ -3,7 +3,8 @@
     mel [frames, 128]
       -> split into chunks of 100 frames; the last, partial chunk is zero-padded to 100
          (only when there is more than one chunk: the official batch pads to its longest chunk)
-      -> conv stem per chunk: 3 x (Conv2d 3x3 stride 2 + GELU)      [chunks, 16 mel, 13 time, C]
+      -> conv stem per chunk, 25 chunks at a time: 3 x (Conv2d 3x3 stride 2 + GELU)
+                                                                      [chunks, 16 mel, 13 time, C]
       -> conv_out(channels x mel)                                     [chunks, 13, d_model]
       -> + sinusoidal positions 0..12: positions restart in every chunk
       -> keep the valid tokens of each chunk                           [n_tokens, d_model]
@@ -20,6 +21,12 @@ import numpy as np
 
 from .activations import gelu
 from .config import AudioArgs
+
+
+# Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
+# at the 0.6B size in float32 (conv2's im2col alone 14 MB): unbatched, a 20-minute file would need
+# tens of GB. Batches keep the peak flat and the cost linear in length.
+STEM_BATCH_CHUNKS = 25
 
 
 def n_audio_tokens(n_frames: int, chunk_frames: int = 100, tokens_per_chunk: int = 13) -> int:
@@ -110,17 +117,27 @@ class AudioEncoder(nn.Module):
         length = mel.shape[0] // n_chunks
         return mel.reshape(n_chunks, length, n_mels).transpose(0, 2, 1)[..., None]
 
-    def embed_chunks(self, mel: mx.array) -> mx.array:
-        """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
-        x = self._chunks(mel)
-        x = gelu(self.conv2d1(x))
+    def _stem(self, chunks: mx.array) -> mx.array:
+        """[chunks, mels, chunk_frames, 1] -> [chunks, tokens_per_chunk, d_model], positions added."""
+        x = gelu(self.conv2d1(chunks))
         x = gelu(self.conv2d2(x))
         x = gelu(self.conv2d3(x))
-        chunks, n_freq, n_time, channels = x.shape
-        x = x.transpose(0, 2, 3, 1).reshape(chunks, n_time, channels * n_freq)
-        x = self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
+        n_chunks, n_freq, n_time, channels = x.shape
+        x = x.transpose(0, 2, 3, 1).reshape(n_chunks, n_time, channels * n_freq)
+        return self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
+
+    def embed_chunks(self, mel: mx.array) -> mx.array:
+        """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
+        chunks = self._chunks(mel)
+        n_chunks, step = chunks.shape[0], STEM_BATCH_CHUNKS
+        parts = []
+        for start in range(0, n_chunks, step):
+            parts.append(self._stem(chunks[start : start + step]))
+            if n_chunks > step:  # left lazy, MLX would run every batch's convolutions side by side
+                mx.eval(parts[-1])
+        x = mx.concatenate(parts) if len(parts) > 1 else parts[0]
         n_tokens = n_audio_tokens(mel.shape[0], self.args.chunk_frames, self.args.tokens_per_chunk)
-        return x.reshape(chunks * n_time, -1)[:n_tokens]
+        return x.reshape(-1, x.shape[-1])[:n_tokens]
 
     def __call__(self, mel: mx.array) -> mx.array:
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""

@@ -4,6 +4,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
+from mlx_qwen3asr import encoder
 from mlx_qwen3asr.encoder import n_audio_tokens, windowed_attention
 
 
@@ -37,6 +38,24 @@ def test_last_partial_chunk_is_zero_padded_when_other_chunks_exist(tiny_model):
     tail_alone = np.array(tiny_model.audio_tower.embed_chunks(mel))[13:]
     tail_padded = np.array(tiny_model.audio_tower.embed_chunks(padded))[13:20]
     np.testing.assert_allclose(tail_alone, tail_padded, atol=1e-6, err_msg="tail chunk must see zero padding")
+
+
+def test_conv_stem_batches_give_the_unbatched_features_and_keep_memory_flat(tiny_model, monkeypatch):
+    mel = mx.random.normal((12050, 128), key=mx.random.key(3))  # 121 chunks, the last one partial
+    mx.eval(tiny_model.encode(mel[:300]))
+    mx.clear_cache()
+    mx.reset_peak_memory()
+    batched = tiny_model.encode(mel)  # 4 x 25 + 21 chunks
+    mx.eval(batched)
+    batched_peak = mx.get_peak_memory()
+    monkeypatch.setattr(encoder, "STEM_BATCH_CHUNKS", 1 << 30)
+    mx.clear_cache()
+    mx.reset_peak_memory()
+    whole = tiny_model.encode(mel)
+    mx.eval(whole)
+    assert batched.shape == whole.shape == (n_audio_tokens(12050), 64)
+    np.testing.assert_allclose(np.array(batched), np.array(whole), atol=1e-5)
+    assert batched_peak < 0.5 * mx.get_peak_memory(), "batches should bound the conv stem's memory"
 
 
 def test_batched_windows_equal_attention_with_a_block_diagonal_mask():
