@@ -1,10 +1,11 @@
 """Speed benchmark: our pipeline against the machine's limit and the official implementation.
 
     random-weight checkpoint with the real 0.6B config.json (built once in --cache-dir)
-    -> per dtype: front end + encoder (10 s, 60 s, 10 min with --long), prefill of a 10 s clip's
+    -> per dtype (float32; on a GPU also float16 and the default 4-bit convert recipe):
+       front end + encoder (10 s, 60 s; 10 and 20 min with --long), prefill of a 10 s clip's
        prompt, decode ms/token over a fixed count (EOS ignored), transcribe() of a 10 s clip
-    -> the limit: the same weights' bare matmuls in one graph (decode step, prefill, encoder with
-       its conv stem as GEMMs); our time / that time = overhead factor
+    -> the limit (bench_limits.py): the same weights' bare matmuls in one graph (decode step,
+       prefill, encoder with its conv stem as GEMMs); our time / that time = overhead factor
     -> the official implementation (--official-python, a torch + qwen-asr environment) in a
        subprocess on the same checkpoint, as ratios
     -> a rich table and a JSON file (--json)
@@ -31,17 +32,20 @@ from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import encoder as encoder_module
+from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.features import log_mel_spectrogram
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
 from mlx_qwen3asr.tokenizer import build_prompt
+
+from bench_limits import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CONFIG = ROOT / "tests" / "fixtures" / "qwen3-asr-0.6b" / "config.json"
 SAMPLE_RATE = 16000
 BLAS_NAMES = ("openblas", "libblas", "libcblas", "accelerate", "mkl", "blis")
 TARGETS = {"decode": 1.1, "prefill": 1.2, "encoder": 1.3}
+QUANTIZED = {"4bit": 4, "8bit": 8}  # --dtypes names: the default convert recipe at these bits
 console = Console(width=150)
 
 
@@ -124,8 +128,8 @@ def bench_ours(model, args: argparse.Namespace) -> dict:
     out: dict = {"encoder": {}}
     for seconds in args.seconds:
         wave = clip(seconds)
-        long_runs = runs if seconds <= 60 else 1
-        out["encoder"][f"{seconds:g}"] = median_time(lambda: encode(model, wave), long_runs, min(warmup, long_runs))
+        short = seconds <= 60  # the long ones run once, warmed up by the short ones
+        out["encoder"][f"{seconds:g}"] = median_time(lambda: encode(model, wave), runs if short else 1, warmup if short else 0)
     embeddings = prompt_embeddings(model, args.prompt_seconds)
     out["prefill_tokens"] = int(embeddings.shape[1])
     out["prefill"] = median_time(lambda: model(embeddings, model.make_cache()), runs, warmup)
@@ -136,58 +140,6 @@ def bench_ours(model, args: argparse.Namespace) -> dict:
         lambda: mq.transcribe(wave, model, max_new_tokens=args.decode_tokens) and mx.array(0), runs, warmup
     )
     return out
-
-
-def bare_time(pairs: list[tuple[mx.array, mx.array]], runs: int, warmup: int) -> float:
-    """x @ W.T for every (x, W), all in one graph: the matmul work alone."""
-    mx.eval([p for pair in pairs for p in pair])
-    return median_time(lambda: [x @ w.T for x, w in pairs], runs, warmup)
-
-
-def decoder_pairs(model, n_tokens: int) -> list[tuple[mx.array, mx.array]]:
-    """The linears of n_tokens through the decoder plus the tied LM head for one position."""
-    text = model.args.text
-    dtype = model.dtype
-    x_h = mx.random.normal((n_tokens, text.hidden_size)).astype(dtype)
-    x_o = mx.random.normal((n_tokens, text.num_attention_heads * text.head_dim)).astype(dtype)
-    x_i = mx.random.normal((n_tokens, text.intermediate_size)).astype(dtype)
-    pairs = []
-    for layer in model.model.layers:
-        attn, mlp = layer.self_attn, layer.mlp
-        pairs += [(x_h, attn.q_proj.weight), (x_h, attn.k_proj.weight), (x_h, attn.v_proj.weight)]
-        pairs += [(x_o, attn.o_proj.weight), (x_h, mlp.gate_proj.weight), (x_h, mlp.up_proj.weight)]
-        pairs += [(x_i, mlp.down_proj.weight)]
-    return pairs + [(x_h[-1:], model.model.embed_tokens.weight)]
-
-
-def encoder_pairs(model, seconds: float) -> list[tuple[mx.array, mx.array]]:
-    """The encoder's linears for `seconds` of audio, and its conv stem as im2col GEMMs."""
-    tower, args = model.audio_tower, model.audio_tower.args
-    frames = int(seconds * 100)
-    chunks = -(-frames // args.chunk_frames)
-    n_tokens = encoder_module.n_audio_tokens(frames, args.chunk_frames, args.tokens_per_chunk)
-    rand = lambda *shape: mx.random.normal(shape).astype(model.dtype)  # noqa: E731
-    pairs, height, width, channels_in = [], args.num_mel_bins, args.chunk_frames, 1
-    for conv in (tower.conv2d1, tower.conv2d2, tower.conv2d3):
-        height, width = (height - 1) // 2 + 1, (width - 1) // 2 + 1
-        pairs.append((rand(chunks * height * width, 9 * channels_in), conv.weight.reshape(conv.weight.shape[0], -1)))
-        channels_in = conv.weight.shape[0]
-    pairs.append((rand(chunks * width, tower.conv_out.weight.shape[1]), tower.conv_out.weight))
-    x, x_ffn = rand(n_tokens, args.d_model), rand(n_tokens, args.encoder_ffn_dim)
-    for layer in tower.layers:
-        attn = layer.self_attn
-        pairs += [(x, attn.q_proj.weight), (x, attn.k_proj.weight), (x, attn.v_proj.weight)]
-        pairs += [(x, attn.out_proj.weight), (x, layer.fc1.weight), (x_ffn, layer.fc2.weight)]
-    return pairs + [(x, tower.proj1.weight), (x, tower.proj2.weight)]
-
-
-def bench_limits(model, args: argparse.Namespace, prefill_tokens: int) -> dict:
-    runs, warmup = args.runs, args.warmup
-    return {
-        "decode_ms_per_token": 1000 * bare_time(decoder_pairs(model, 1), runs, warmup),
-        "prefill": bare_time(decoder_pairs(model, prefill_tokens), runs, warmup),
-        "encoder": bare_time(encoder_pairs(model, args.prompt_seconds), runs, warmup),
-    }
 
 
 def run_official(python: Optional[str], checkpoint: Path, args: argparse.Namespace) -> Optional[dict]:
@@ -216,11 +168,23 @@ def memory_mb() -> dict:
     }
 
 
+def quantized_checkpoint(folder: Path, bits: int, cache_dir: Path) -> Path:
+    """The checkpoint converted with the default recipe at `bits` (built once in cache_dir)."""
+    out = cache_dir / f"{folder.name}-{bits}bit"
+    if not (out / "config.json").exists():
+        console.print(f"converting {folder} to {bits}-bit: {out}")
+        convert(folder, out, Recipe(bits=bits), force=True)
+    return out
+
+
 def bench_dtype(folder: Path, dtype: str, args: argparse.Namespace) -> dict:
     mx.reset_peak_memory()
-    model = mq.load(folder, dtype=dtype)
+    if dtype in QUANTIZED:
+        model = mq.load(quantized_checkpoint(folder, QUANTIZED[dtype], args.cache_dir))
+    else:
+        model = mq.load(folder, dtype=dtype)
     ours = bench_ours(model, args)
-    ours["limit"] = bench_limits(model, args, ours["prefill_tokens"])
+    ours["limit"] = limits(model, args.prompt_seconds, ours["prefill_tokens"], args.runs, args.warmup)
     ours["overhead"] = {
         "decode": ours["decode_ms_per_token"] / ours["limit"]["decode_ms_per_token"],
         "prefill": ours["prefill"] / ours["limit"]["prefill"],
@@ -284,10 +248,12 @@ def print_report(results: dict) -> None:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny config and sizes: seconds, for CI")
-    parser.add_argument("--long", action="store_true", help="also encode 10 minutes of audio (one run)")
+    parser.add_argument("--long", action="store_true", help="also encode 10 and 20 minutes of audio (one run each)")
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
-    parser.add_argument("--dtypes", default=None, help="comma list (default: float32 on CPU, +float16 on GPU)")
+    parser.add_argument("--dtypes", default=None,
+                        help="comma list of float32, float16, bfloat16, 4bit, 8bit (default: float32 on the CPU, "
+                        "float32,float16,4bit on a GPU)")
     parser.add_argument("--runs", type=int, default=None, help="timed runs per measurement (default 5, quick 2)")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
@@ -297,7 +263,7 @@ def parse_args() -> argparse.Namespace:
     args.runs = args.runs or (2 if args.quick else 5)
     args.decode_tokens = args.decode_tokens or (8 if args.quick else 32)
     args.prompt_seconds = 10.0
-    args.seconds = [10.0, 20.0] if args.quick else [10.0, 60.0] + ([600.0] if args.long else [])
+    args.seconds = [10.0, 20.0] if args.quick else [10.0, 60.0] + ([600.0, 1200.0] if args.long else [])
     return args
 
 
@@ -305,9 +271,10 @@ def chosen_dtypes(args: argparse.Namespace, notes: list[str]) -> list[str]:
     if args.dtypes:
         return args.dtypes.split(",")
     if mx.default_device() == mx.cpu:
-        notes.append("float16/bfloat16 skipped on the CPU backend (unoptimised kernels); --dtypes to force")
+        notes.append("float16 and 4-bit skipped: MLX's CPU backend has no optimised kernels for them "
+                     "(--dtypes float32,float16,4bit to force)")
         return ["float32"]
-    return ["float32", "float16"]
+    return ["float32", "float16", "4bit"]
 
 
 def main() -> None:
@@ -317,7 +284,7 @@ def main() -> None:
     if blas_note(libs):
         notes.append(blas_note(libs))
     if not args.long and not args.quick:
-        notes.append("10 min encoder skipped (pass --long)")
+        notes.append("10 and 20 min encoder skipped (pass --long)")
     results = {
         "checkpoint": str(folder), "checkpoint_config": "tiny" if args.quick else "0.6B",
         "machine": f"{platform.processor() or platform.machine()}, {platform.system()}, mlx {mx.__version__}, "

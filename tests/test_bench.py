@@ -1,4 +1,5 @@
-"""scripts/bench.py --quick runs end to end and writes a JSON report with positive timings."""
+"""The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
+for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after."""
 
 import json
 import os
@@ -11,14 +12,20 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
     out = tmp_path / "bench.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--runs", "1",
-               "--decode-tokens", "4", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    command = [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--runs", "1", "--decode-tokens", "4",
+               "--dtypes", "float32,4bit", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
     assert report["official"] is None, "the official implementation runs only with --official-python"
     assert "blas" in report and report["checkpoint_config"] == "tiny", f"bad header: {report.keys()}"
-    ours = report["dtypes"]["float32"]
+    assert list(report["dtypes"]) == ["float32", "4bit"]
+    for dtype, ours in report["dtypes"].items():
+        assert_positive_times(ours, dtype)
+    assert "float32" in done.stdout and "4bit" in done.stdout and "decode per token" in done.stdout, "no table"
+
+
+def assert_positive_times(ours: dict, dtype: str) -> None:
     times = {
         "encoder 10 s": ours["encoder"]["10"], "encoder 20 s": ours["encoder"]["20"],
         "prefill": ours["prefill"], "decode": ours["decode_ms_per_token"], "transcribe": ours["transcribe"],
@@ -28,6 +35,14 @@ def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
         **{f"overhead {k}": v for k, v in ours["overhead"].items()},
     }
     for name, value in times.items():
-        assert value > 0, f"{name} should be a positive number, got {value}"
+        assert value > 0, f"{dtype}: {name} should be a positive number, got {value}"
     assert ours["prefill_tokens"] > 130, f"a 10 s prompt has 130 audio tokens plus text, got {ours['prefill_tokens']}"
-    assert "float32" in done.stdout and "decode per token" in done.stdout, "the table was not printed"
+
+
+def test_quick_before_after_table_lists_every_change_and_stage(tmp_path):
+    command = [sys.executable, str(ROOT / "scripts" / "bench_changes.py"), "--quick", "--runs", "1",
+               "--cache-dir", str(tmp_path / "cache")]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, f"bench_changes.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    for text in ("fused GELU", "conv stem in batches", "encoder 10 s", "encoder 60 s", "prefill 145 tokens"):
+        assert text in done.stdout, f"{text!r} missing from:\n{done.stdout}"
