@@ -67,28 +67,30 @@ def stages(model, seconds: list[float], prefill_tokens: int) -> dict[str, Callab
     return out
 
 
-def timed(fn: Callable[[], mx.array]) -> tuple[float, mx.array]:
+def timed(fn: Callable[[], mx.array]) -> tuple[float, int, mx.array]:
+    """Seconds, MLX peak bytes, result."""
+    mx.clear_cache()
+    mx.reset_peak_memory()
     start = time.perf_counter()
     result = fn()
     mx.eval(result)
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, mx.get_peak_memory(), result
 
 
 def compare(change: Change, stage_fns: dict, runs: int) -> list[tuple]:
     rows = []
     for stage, fn in stage_fns.items():
-        times = {False: [], True: []}
-        outputs = {}
+        times, peaks, outputs = {False: [], True: []}, {}, {}
         for run in range(runs + 1):  # run 0 of each side is warm-up
             for on in (False, True):
                 change.switch(on)
-                seconds, outputs[on] = timed(fn)
+                seconds, peaks[on], outputs[on] = timed(fn)
                 if run:
                     times[on].append(seconds)
         change.switch(True)
         before, after = statistics.median(times[False]), statistics.median(times[True])
         diff = float(mx.abs(outputs[False] - outputs[True]).max())
-        rows.append((change.name, stage, before, after, diff))
+        rows.append((change.name, stage, before, after, peaks[False], peaks[True], diff))
     return rows
 
 
@@ -98,16 +100,17 @@ def main() -> None:
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--long", action="store_true", help="also encode 10 minutes of audio")
     args = parser.parse_args()
     model = mq.load(args.model or ensure_checkpoint(args.cache_dir, args.quick), dtype="float32")
-    stage_fns = stages(model, [10.0, 60.0], 145)
+    stage_fns = stages(model, [10.0, 60.0] + ([600.0] if args.long else []), 145)
     table = Table(title="before / after, float32, alternating runs (medians)")
-    for column in ("change", "stage", "before", "after", "speed-up", "max |after - before|"):
+    for column in ("change", "stage", "before", "after", "speed-up", "MLX peak before / after", "max |after - before|"):
         table.add_column(column)
     for change in CHANGES:
-        for name, stage, before, after, diff in compare(change, stage_fns, args.runs):
-            table.add_row(name, stage, f"{before * 1000:.0f} ms", f"{after * 1000:.0f} ms",
-                          f"{before / after:.2f}x", f"{diff:.1e}")
+        for name, stage, before, after, peak_before, peak_after, diff in compare(change, stage_fns, args.runs):
+            table.add_row(name, stage, f"{before * 1000:.0f} ms", f"{after * 1000:.0f} ms", f"{before / after:.2f}x",
+                          f"{peak_before / 1e6:.0f} / {peak_after / 1e6:.0f} MB", f"{diff:.1e}")
     console.print(table)
 
 
