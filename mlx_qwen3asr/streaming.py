@@ -41,12 +41,11 @@ import numpy as np
 from .audio import SAMPLE_RATE
 from .generate import token_budget
 from .model import Qwen3ASR
+from .stream_input import FRAME, SILENCE_DB, PendingSamples, as_samples, loud_frames
 from .tokenizer import is_space_delimited, normalize_language
 from .transcribe import MIN_SECONDS, split_audio
 from .window_decoder import Decoding, WindowDecoder, final_text, rollback, window_text
 
-SILENCE_DB = -50.0  # RMS of a 100 ms frame below this (dBFS) is quiet: room noise, not speech
-FRAME = SAMPLE_RATE // 10
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
@@ -104,72 +103,12 @@ class _Window:
     quiet: int = 0  # trailing quiet samples
 
 
-def loud_frames(pcm: np.ndarray, silence_db: float = SILENCE_DB) -> np.ndarray:
-    """Per 100 ms frame (the last may be shorter): whether its RMS level reaches silence_db."""
-    starts = np.arange(0, len(pcm), FRAME)
-    energy = np.add.reduceat(np.square(pcm, dtype=np.float64), starts) if len(pcm) else np.zeros(0)
-    counts = np.diff(np.append(starts, len(pcm)))
-    return 10 * np.log10(np.maximum(energy / np.maximum(counts, 1), 1e-20)) >= silence_db
-
-
-def as_samples(pcm: np.ndarray) -> np.ndarray:
-    """float32 samples of a float or int16 array, 1-D or [n, channels] (channels are averaged)."""
-    pcm = np.asarray(pcm)
-    if pcm.ndim not in (1, 2):
-        raise ValueError(f"feed() takes 1-D mono samples (or [n, channels]), got shape {pcm.shape}")
-    if pcm.dtype == np.int16:
-        samples = pcm.astype(np.float32) / 32768
-    elif pcm.dtype.kind == "f":
-        samples = pcm.astype(np.float32, copy=False)
-    else:
-        raise TypeError(f"feed() takes float32 in [-1, 1] or int16 samples, got {pcm.dtype}: convert it")
-    samples = samples.mean(axis=1) if samples.ndim == 2 else samples
-    if not np.isfinite(samples).all():
-        raise ValueError("feed() got NaN or inf samples: replace them first (np.nan_to_num)")
-    return samples
-
-
 def joined(base: str, text: str, language: str) -> str:
     """The session text `base` followed by a window's text, with a space where the language uses them."""
     if not text:
         return base
     space = base and not base[-1].isspace() and is_space_delimited(language)
     return base + (" " if space else "") + text
-
-
-def character_error_rate(reference: str, hypothesis: str) -> float:
-    """Character edit distance / reference length, after collapsing runs of whitespace."""
-    ref, hyp = " ".join(reference.split()), " ".join(hypothesis.split())
-    if not ref:
-        return float(bool(hyp))
-    hyp_codes = np.array([ord(c) for c in hyp], dtype=np.int64)
-    index = np.arange(len(hyp) + 1)
-    row = index.copy()
-    for i, char in enumerate(ref, 1):
-        substitute = row[:-1] + (hyp_codes != ord(char))
-        best = np.concatenate([[i], np.minimum(row[1:] + 1, substitute)])
-        row = np.minimum.accumulate(best - index) + index  # insertions: row[j] <= row[j - 1] + 1
-    return float(row[-1]) / len(ref)
-
-
-class _Pending:
-    """Samples not yet consumed by a step; appending is O(1) so 1-sample feeds stay cheap."""
-
-    def __init__(self):
-        self.parts: list[np.ndarray] = []
-        self.size = 0
-
-    def append(self, samples: np.ndarray) -> None:
-        if samples.size:
-            self.parts.append(samples)
-            self.size += samples.size
-
-    def take(self, n: Optional[int] = None) -> np.ndarray:
-        """The first n samples (all when None)."""
-        whole = np.concatenate(self.parts) if self.parts else np.zeros(0, np.float32)
-        n = whole.size if n is None else n
-        self.parts, self.size = ([whole[n:]] if n < whole.size else []), whole.size - n
-        return whole[:n]
 
 
 class StreamingTranscriber:
@@ -217,7 +156,7 @@ class StreamingTranscriber:
         """Forget the session: text, audio and caches."""
         self.committed, self.detected_language, self.audio_samples = "", "", 0
         self._compute, self._steps = 0.0, 0
-        self.pending = _Pending()
+        self.pending = PendingSamples()
         self._new_window(np.zeros(0, np.float32))
 
     def feed(self, pcm: np.ndarray) -> Update:

@@ -9,12 +9,9 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.encoder import n_audio_tokens
 from mlx_qwen3asr.encoder_cache import EncoderCache, encode_audio
 from mlx_qwen3asr.generate import find_loop
-from mlx_qwen3asr.streaming import (
-    StreamingOptions,
-    StreamingTranscriber,
-    character_error_rate,
-    loud_frames,
-)
+from mlx_qwen3asr.metrics import character_error_rate
+from mlx_qwen3asr.stream_input import loud_frames
+from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 from mlx_qwen3asr.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
 from pathlib import Path
