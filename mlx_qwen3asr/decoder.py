@@ -13,6 +13,7 @@ import mlx.core as mx
 import mlx.nn as nn
 
 from .activations import swiglu
+from .attention import attention
 from .cache import KVCache
 from .config import TextArgs
 
@@ -41,7 +42,7 @@ class Attention(nn.Module):
         q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
         if cache is not None:
             k, v = cache.update_and_fetch(k, v)
-        out = mx.fast.scaled_dot_product_attention(q, k, v, scale=self.scale, mask=mask)
+        out = attention(q, k, v, self.scale, mask)
         return self.o_proj(out.transpose(0, 2, 1, 3).reshape(B, L, -1))
 
 

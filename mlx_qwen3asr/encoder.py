@@ -20,6 +20,7 @@ import mlx.nn as nn
 import numpy as np
 
 from .activations import gelu
+from .attention import attention
 from .config import AudioArgs
 
 
@@ -59,7 +60,7 @@ def windowed_attention(q: mx.array, k: mx.array, v: mx.array, n_heads: int, wind
         qw, kw, vw = (
             x[start:end].reshape(count, length, n_heads, -1).transpose(0, 2, 1, 3) for x in (q, k, v)
         )
-        out = mx.fast.scaled_dot_product_attention(qw, kw, vw, scale=(dim // n_heads) ** -0.5)
+        out = attention(qw, kw, vw, (dim // n_heads) ** -0.5)
         parts.append(out.transpose(0, 2, 1, 3).reshape(end - start, dim))
     return mx.concatenate(parts) if len(parts) > 1 else parts[0]
 

@@ -47,11 +47,18 @@ def stem_batches(on: bool) -> None:
     encoder.STEM_BATCH_CHUNKS = stem_batch_chunks if on else 1 << 30
 
 
-encoder_gelu, decoder_swiglu = encoder.gelu, decoder.swiglu
+def cpu_attention(on: bool) -> None:
+    fused = lambda q, k, v, scale, mask=None: mx.fast.scaled_dot_product_attention(  # noqa: E731
+        q, k, v, scale=scale, mask=mask)
+    encoder.attention = decoder.attention = attention if on else fused
+
+
+encoder_gelu, decoder_swiglu, attention = encoder.gelu, decoder.swiglu, decoder.attention
 stem_batch_chunks = encoder.STEM_BATCH_CHUNKS
 CHANGES = [
     Change("fused GELU / SwiGLU kernels (activations.py)", fused_activations),
     Change(f"conv stem in batches of {stem_batch_chunks} chunks", stem_batches),
+    Change("attention with a fused-kernel softmax on the CPU (attention.py)", cpu_attention),
 ]
 
 
