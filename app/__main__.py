@@ -2,10 +2,13 @@
 
 import sys
 
+from mlx_qwen3asr.cli import releases_mlx_streams
+
 from .errors import AppError
 from .options import parse_args
 
 
+@releases_mlx_streams
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:

@@ -12,6 +12,8 @@ Everything captured before END is transcribed: stopping the source never empties
 import queue
 import threading
 
+import mlx.core as mx
+
 from .capture import BLOCK_SECONDS, Block, Marker
 from .conditioner import Conditioner
 from .pipeline import Pipeline
@@ -43,6 +45,12 @@ class Worker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
+        try:
+            self._decode_until_end()
+        finally:
+            mx.clear_streams()  # MLX 0.32 needs each thread that used it to release its streams
+
+    def _decode_until_end(self) -> None:
         while True:
             try:
                 item = self.blocks.get(timeout=IDLE_POLL)

@@ -4,8 +4,13 @@ Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt i
 """
 
 import argparse
+import atexit
+import functools
 import sys
 from pathlib import Path
+from typing import Callable
+
+import mlx.core as mx
 
 from .formats import FORMATS
 from .load import DTYPES, load
@@ -13,6 +18,21 @@ from .tokenizer import normalize_language
 from .transcribe import transcribe
 
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
+
+
+def releases_mlx_streams(main: Callable[..., int]) -> Callable[..., int]:
+    """An entry point after which MLX's main-thread streams are released when the process exits.
+    MLX 0.32 asks every thread that used it to call mx.clear_streams() at its end; left to MLX's own
+    teardown, a process can abort at exit after its work is done. (Not right after main() returns:
+    tests call main() in-process and keep using MLX on this thread.)"""
+
+    @functools.wraps(main)
+    def entry_point(*args, **kwargs) -> int:
+        atexit.unregister(mx.clear_streams)  # once, however many entry points ran
+        atexit.register(mx.clear_streams)
+        return main(*args, **kwargs)
+
+    return entry_point
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@releases_mlx_streams
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     missing = [f for f in args.files if not Path(f).is_file()]

@@ -15,6 +15,7 @@ from typing import Optional
 
 import mlx.core as mx
 
+from .cli import releases_mlx_streams
 from .convert import BITS, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity
 from .load import DTYPES
@@ -102,6 +103,7 @@ def fidelity_lines(fidelity: Fidelity) -> list[str]:
     ]
 
 
+@releases_mlx_streams
 def main(argv: Optional[list[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     from rich.console import Console
