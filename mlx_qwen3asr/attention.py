@@ -34,15 +34,10 @@ def _exp_parts(x: mx.array) -> tuple[mx.array, mx.array]:
     return fraction, mx.left_shift(n.astype(mx.int32) + 127, 23)
 
 
-@mx.compile
-def _multiply(a: mx.array, b: mx.array) -> mx.array:
-    return a * b
-
-
 def softmax(scores: mx.array) -> mx.array:
     """Softmax over the last axis, float32 scores."""
     fraction, power_bits = _exp_parts(scores - mx.max(scores, axis=-1, keepdims=True))
-    weights = _multiply(fraction, mx.view(power_bits, mx.float32))
+    weights = fraction * mx.view(power_bits, mx.float32)
     return weights / mx.sum(weights, axis=-1, keepdims=True)
 
 

@@ -29,15 +29,11 @@ import mlx.core as mx
 import numpy as np
 
 from .encoder import n_audio_tokens
-from .features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters, log_mel_spectrogram
+from .features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters
 from .model import Qwen3ASR
+from .transcribe import encode_audio
 
 CLAMP_DECADES = 8.0  # the official mel clamps to (max - 8) in log10 units
-
-
-def encode_audio(model: Qwen3ASR, audio: np.ndarray) -> mx.array:
-    """The reference path: log-mel of the whole clip -> encoder. Features [n_audio_tokens, hidden]."""
-    return model.encode(log_mel_spectrogram(audio).astype(model.dtype))
 
 
 def encode_windows(model: Qwen3ASR, mel: mx.array, first: bool) -> mx.array:

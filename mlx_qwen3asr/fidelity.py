@@ -20,11 +20,11 @@ import mlx.core as mx
 import numpy as np
 
 from .audio import SAMPLE_RATE
-from .features import log_mel_spectrogram
 from .generate import generate_steps
 from .load import load
 from .model import Qwen3ASR
 from .tokenizer import build_prompt
+from .transcribe import encode_audio
 
 
 def sample_signal(seconds: float = 3.0) -> np.ndarray:
@@ -68,7 +68,7 @@ def trace(model: Qwen3ASR, wave: np.ndarray, n_tokens: int, teacher: Optional[li
     Up to the first token where a model departs from the teacher, its greedy output and its picks
     along the teacher's prefix are the same thing, so a compared model needs one forward pass only.
     """
-    features = model.encode(log_mel_spectrogram(wave).astype(model.dtype))
+    features = encode_audio(model, wave)
     prompt = build_prompt(model.tokenizer, features.shape[0])
     if teacher is None:
         embeddings = model.embed(mx.array(prompt), features)

@@ -41,7 +41,7 @@ import numpy as np
 from .audio import SAMPLE_RATE
 from .generate import token_budget
 from .model import Qwen3ASR
-from .stream_input import FRAME, SILENCE_DB, PendingSamples, as_samples, loud_frames
+from .stream_input import FRAME, PendingSamples, as_samples, loud_frames
 from .tokenizer import is_space_delimited, normalize_language
 from .transcribe import MIN_SECONDS, split_audio
 from .window_decoder import Decoding, WindowDecoder, final_text, rollback, window_text

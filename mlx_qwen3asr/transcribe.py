@@ -51,6 +51,11 @@ def split_audio(
     return chunks
 
 
+def encode_audio(model: Qwen3ASR, wave: np.ndarray) -> mx.array:
+    """Waveform -> log-mel of the whole clip -> encoder features [n_audio_tokens, hidden]."""
+    return model.encode(log_mel_spectrogram(wave).astype(model.dtype))
+
+
 def transcribe_chunk(
     model: Qwen3ASR,
     wave: np.ndarray,
@@ -63,8 +68,7 @@ def transcribe_chunk(
     segment = Segment(start=0.0, end=seconds, text="", language=language or "")
     if seconds < MIN_SECONDS or np.max(np.abs(wave)) < SILENCE_PEAK:
         return segment
-    mel = log_mel_spectrogram(wave).astype(model.dtype)
-    features = model.encode(mel)
+    features = encode_audio(model, wave)
     prompt = build_prompt(model.tokenizer, features.shape[0], context=context, language=language)
     embeddings = model.embed(mx.array(prompt), features)
     budget = max_new_tokens if max_new_tokens is not None else token_budget(seconds)

@@ -33,10 +33,10 @@ from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
-from mlx_qwen3asr.features import log_mel_spectrogram
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
 from mlx_qwen3asr.tokenizer import build_prompt
+from mlx_qwen3asr.transcribe import encode_audio
 
 from bench_limits import limits
 
@@ -100,12 +100,8 @@ def clip(seconds: float) -> np.ndarray:
     return (0.1 * rng.standard_normal(int(seconds * SAMPLE_RATE))).astype(np.float32)
 
 
-def encode(model, wave: np.ndarray) -> mx.array:
-    return model.encode(log_mel_spectrogram(wave).astype(model.dtype))
-
-
 def prompt_embeddings(model, seconds: float) -> mx.array:
-    features = encode(model, clip(seconds))
+    features = encode_audio(model, clip(seconds))
     prompt = build_prompt(model.tokenizer, features.shape[0])
     embeddings = model.embed(mx.array(prompt), features)
     mx.eval(embeddings)
@@ -129,7 +125,9 @@ def bench_ours(model, args: argparse.Namespace) -> dict:
     for seconds in args.seconds:
         wave = clip(seconds)
         short = seconds <= 60  # the long ones run once, warmed up by the short ones
-        out["encoder"][f"{seconds:g}"] = median_time(lambda: encode(model, wave), runs if short else 1, warmup if short else 0)
+        out["encoder"][f"{seconds:g}"] = median_time(
+            lambda: encode_audio(model, wave), runs if short else 1, warmup if short else 0
+        )
     embeddings = prompt_embeddings(model, args.prompt_seconds)
     out["prefill_tokens"] = int(embeddings.shape[1])
     out["prefill"] = median_time(lambda: model(embeddings, model.make_cache()), runs, warmup)

@@ -19,7 +19,6 @@ from typing import Callable
 
 import mlx.core as mx
 import mlx.nn as nn
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 
@@ -27,7 +26,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr import decoder, encoder
 from mlx_qwen3asr.features import log_mel_spectrogram
 
-from bench import SAMPLE_RATE, ensure_checkpoint
+from bench import clip, ensure_checkpoint
 
 console = Console(width=200)
 
@@ -64,10 +63,9 @@ CHANGES = [
 
 def stages(model, seconds: list[float], prefill_tokens: int) -> dict[str, Callable[[], mx.array]]:
     """Each stage as a function returning what it computes."""
-    rng = np.random.default_rng(0)
     out = {}
     for s in seconds:
-        mel = log_mel_spectrogram((0.1 * rng.standard_normal(int(s * SAMPLE_RATE))).astype(np.float32))
+        mel = log_mel_spectrogram(clip(s))
         out[f"encoder {s:g} s"] = lambda mel=mel: model.encode(mel)
     embeddings = 0.02 * mx.random.normal((1, prefill_tokens, model.args.text.hidden_size), key=mx.random.key(0))
     out[f"prefill {prefill_tokens} tokens"] = lambda: model(embeddings, model.make_cache())

@@ -7,7 +7,8 @@ import pytest
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.encoder import n_audio_tokens
-from mlx_qwen3asr.encoder_cache import EncoderCache, encode_audio
+from mlx_qwen3asr.encoder_cache import EncoderCache
+from mlx_qwen3asr.transcribe import encode_audio
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.stream_input import loud_frames

@@ -123,7 +123,7 @@ class RunningApp:
         """Wait until a stderr line contains `text`."""
         end = time.monotonic() + timeout
         while not any(text in line for line in self.errors):
-            assert self.process.poll() is None, f"app exited; stderr:\n" + "\n".join(self.errors)
+            assert self.process.poll() is None, "app exited; stderr:\n" + "\n".join(self.errors)
             assert time.monotonic() < end, f"{text!r} not on stderr:\n" + "\n".join(self.errors)
             time.sleep(0.05)
 

@@ -1,7 +1,5 @@
 """The engine adapter: finals are exactly offline transcription; the streaming engine when present."""
 
-import pytest
-
 import mlx_qwen3asr as mq
 from app.engine import OfflineEngine, StreamingEngine, make_engine
 from dictation_helpers import burst
