@@ -5,17 +5,17 @@
     print(mq.transcribe("speech.wav", model).text)
 """
 
-from .audio import SAMPLE_RATE, load_audio, prepare_audio
-from .config import ModelArgs
-from .features import log_mel_spectrogram
+from . import _compat
+from .audio import SAMPLE_RATE, load_audio, log_mel_spectrogram, prepare_audio
 from .load import load
-from .model import Qwen3ASR
+from .model import ModelArgs, Qwen3ASR
 from .result import Segment, Transcription
 from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import transcribe
 
 __version__ = "0.1.0"
+_compat.install(__name__)
 
 __all__ = [
     "SAMPLE_RATE",

@@ -13,8 +13,8 @@ from typing import Iterator, Optional, Sequence
 
 import mlx.core as mx
 
-from .cache import KVCache
-from .model import Qwen3ASR
+from .model.cache import KVCache
+from .model.model import Qwen3ASR
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
 # max(MIN_LOOP_REPEATS, ceil(MIN_LOOP_TOKENS / period)) times: 32 x one token, 16 x two, 4 x eight.

@@ -15,8 +15,8 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from .config import ModelArgs
-from .model import Qwen3ASR
+from .model.config import ModelArgs
+from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
 
 # transformers-native "-hf" checkpoints name the same tensors differently.

@@ -12,48 +12,16 @@ from typing import Optional
 import mlx.core as mx
 import numpy as np
 
-from .audio import SAMPLE_RATE, AudioInput, prepare_audio
-from .features import log_mel_spectrogram
+from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
+from .audio.split import split_audio
 from .generate import generate, token_budget
-from .model import Qwen3ASR
+from .model.model import Qwen3ASR, encode_audio
 from .result import Segment, Transcription
 from .tokenizer import build_prompt, is_space_delimited, normalize_language, parse_output
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
 SILENCE_PEAK = 1.0 / 32768  # below one 16-bit step everywhere: digital silence
-
-
-def split_audio(
-    wave: np.ndarray, max_seconds: float = 30.0, search_seconds: float = 5.0, window_ms: float = 100.0
-) -> list[tuple[int, np.ndarray]]:
-    """(start sample, chunk) pairs covering `wave` exactly, each at most max_seconds long.
-
-    Each cut goes at the quietest sample inside the quietest window_ms window of the search_seconds
-    before the limit (the official energy search, kept on the near side so no chunk exceeds the limit).
-    """
-    max_len = int(max_seconds * SAMPLE_RATE)
-    search = int(search_seconds * SAMPLE_RATE)
-    win = max(4, int(window_ms / 1000 * SAMPLE_RATE))
-    chunks, start = [], 0
-    while len(wave) - start > max_len:
-        limit = start + max_len
-        left = max(start + 1, limit - search)
-        cut = limit
-        if limit - left > win:
-            magnitude = np.abs(wave[left:limit])
-            energy = np.convolve(magnitude, np.ones(win, dtype=np.float32), mode="valid")
-            quietest = int(np.argmin(energy))
-            cut = left + quietest + int(np.argmin(magnitude[quietest : quietest + win]))
-        chunks.append((start, wave[start:cut]))
-        start = cut
-    chunks.append((start, wave[start:]))
-    return chunks
-
-
-def encode_audio(model: Qwen3ASR, wave: np.ndarray) -> mx.array:
-    """Waveform -> log-mel of the whole clip -> encoder features [n_audio_tokens, hidden]."""
-    return model.encode(log_mel_spectrogram(wave).astype(model.dtype))
 
 
 def transcribe_chunk(

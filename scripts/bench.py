@@ -34,14 +34,14 @@ from rich.table import Table
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.tokenizer import build_prompt
-from mlx_qwen3asr.transcribe import encode_audio
+from mlx_qwen3asr.model import encode_audio
 
 from bench_limits import limits
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL_CONFIG = ROOT / "tests" / "fixtures" / "qwen3-asr-0.6b" / "config.json"
+REAL_CONFIG = FIXTURES_DIR / "config.json"
 SAMPLE_RATE = 16000
 BLAS_NAMES = ("openblas", "libblas", "libcblas", "accelerate", "mkl", "blis")
 TARGETS = {"decode": 1.1, "prefill": 1.2, "encoder": 1.3}

@@ -23,8 +23,8 @@ from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import decoder, encoder
-from mlx_qwen3asr.features import log_mel_spectrogram
+from mlx_qwen3asr.model import decoder, encoder
+from mlx_qwen3asr.audio.features import log_mel_spectrogram
 
 from bench import clip, ensure_checkpoint
 

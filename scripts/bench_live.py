@@ -32,7 +32,7 @@ from app.replay import FileSource
 from app.segmenter import Segmenter
 from app.transcript import write_float_wav
 from app.worker import Worker, make_queue
-from mlx_qwen3asr.random_checkpoint import write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, write_random_checkpoint
 
 RATE = 16000
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +76,7 @@ def make_session_audio(count: int, folder: Path) -> tuple[Path, list[float]]:
 def random_06b(folder: Path) -> Path:
     if not (folder / "model.safetensors").exists():
         print(f"writing the random 0.6B-size checkpoint to {folder} (once)")
-        config = json.loads((ROOT / "tests/fixtures/qwen3-asr-0.6b/config.json").read_text())
+        config = json.loads((FIXTURES_DIR / "config.json").read_text())
         write_random_checkpoint(folder, config, seed=0)
     return folder
 

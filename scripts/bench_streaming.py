@@ -31,10 +31,10 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
-from mlx_qwen3asr.window_decoder import WindowDecoder
+from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
 
 AUDIO_DIR = Path(__file__).resolve().parents[1] / "tests/fixtures/audio"
 RANDOM_TOKENS_PER_RUN = 12

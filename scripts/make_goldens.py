@@ -11,7 +11,7 @@
          <v>_prompt_ids, <v>_last_logits_ids + <v>_last_logits (top 512 + every 256th of the vocab),
          <v>_tokens (greedy, <= 24, EOS kept), <v>_text
 
-random_checkpoint.py is loaded by file path so that this script needs neither mlx nor the package.
+testing/random_checkpoint.py is loaded by file path so that this script needs neither mlx nor the package.
 """
 
 import argparse
@@ -52,7 +52,7 @@ VARIANTS = {  # name -> (context, forced language)
 
 
 def load_random_checkpoint_module() -> types.ModuleType:
-    path = ROOT / "mlx_qwen3asr/random_checkpoint.py"
+    path = ROOT / "mlx_qwen3asr/testing/random_checkpoint.py"
     spec = importlib.util.spec_from_file_location("random_checkpoint", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -9,7 +9,7 @@ Qwen3-ASR-0.6B config (about 1.9 GB in bf16). The text it transcribes is meaning
 import argparse
 import json
 
-from mlx_qwen3asr.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 
 
 def main() -> None:

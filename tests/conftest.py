@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDENS = FIXTURES / "goldens"

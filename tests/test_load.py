@@ -12,7 +12,7 @@ import pytest
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 
 def _outputs(model) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ import pytest
 from tokenizers import Tokenizer as BackendTokenizer
 from tokenizers import models
 
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR
 from mlx_qwen3asr.tokenizer import (
     EOS_TOKEN_IDS,
     SUPPORTED_LANGUAGES,
@@ -25,7 +26,7 @@ from mlx_qwen3asr.tokenizer import (
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CHECKPOINT = FIXTURES / "qwen3-asr-0.6b"
+CHECKPOINT = FIXTURES_DIR
 CASES = json.loads((FIXTURES / "tokenizer_cases.json").read_text(encoding="utf-8"))
 PARSE_CASES = json.loads((FIXTURES / "parse_output_cases.json").read_text(encoding="utf-8"))
 

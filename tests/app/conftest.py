@@ -13,7 +13,7 @@ import pytest
 
 import mlx_qwen3asr as mq
 from dictation_helpers import SpeechFile, make_speech_file
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 
 @pytest.fixture(scope="session")

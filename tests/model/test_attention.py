@@ -2,7 +2,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.attention import attention, softmax
+from mlx_qwen3asr.model.attention import attention, softmax
 
 
 def reference(q, k, v, scale, causal):

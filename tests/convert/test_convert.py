@@ -14,12 +14,12 @@ from mlx.utils import tree_flatten
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
-from mlx_qwen3asr.convert_cli import main
-from mlx_qwen3asr.fidelity import Fidelity, compare, trace
+from mlx_qwen3asr.convert.cli import main
+from mlx_qwen3asr.convert.fidelity import Fidelity, compare, trace
 from mlx_qwen3asr.load import load_weights
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GOLDENS = ROOT / "tests/fixtures/goldens"
 N_TOKENS = 16
 # A step is a near-tie when the float model's top-1 minus top-2 logit is below this fraction of its
@@ -264,6 +264,6 @@ def test_the_script_and_the_library_import_cleanly(tmp_path):
     assert run.returncode == 1 and "Model folder not found" in run.stderr, run.stderr
     run = subprocess.run([*script, "-o", "x", "--bits", "3"], capture_output=True, text=True)
     assert run.returncode == 2 and "invalid choice: 3" in run.stderr, run.stderr
-    code = "import sys, mlx_qwen3asr, mlx_qwen3asr.convert, mlx_qwen3asr.fidelity; print('rich' in sys.modules)"
+    code = "import sys, mlx_qwen3asr, mlx_qwen3asr.convert, mlx_qwen3asr.convert.fidelity; print('rich' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.stdout.strip() == "False", f"the library imports rich: {run.stdout} {run.stderr}"

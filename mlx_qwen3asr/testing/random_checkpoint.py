@@ -28,7 +28,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-FIXTURES_DIR = Path(__file__).resolve().parents[1] / "tests/fixtures/qwen3-asr-0.6b"
+FIXTURES_DIR = Path(__file__).resolve().parent / "qwen3-asr-0.6b"
 # Copied verbatim next to the weights; config.json is written from the dict instead.
 DATA_FILES = (
     "generation_config.json",

@@ -4,7 +4,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.activations import gelu, swiglu
+from mlx_qwen3asr.model.activations import gelu, swiglu
 
 X = np.linspace(-40, 40, 400_001).astype(np.float32)
 X64 = X.astype(np.float64)

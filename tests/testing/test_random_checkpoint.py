@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.random_checkpoint import (
+from mlx_qwen3asr.testing.random_checkpoint import (
     hf_name,
     plan_shards,
     tensor_specs,

@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from .audio import SAMPLE_RATE
+from ..audio.io import SAMPLE_RATE
 
 SILENCE_DB = -50.0  # RMS of a 100 ms frame below this (dBFS) is quiet: room noise, not speech
 FRAME = SAMPLE_RATE // 10

@@ -11,7 +11,9 @@ from typing import Optional
 
 import mlx.core as mx
 import mlx.nn as nn
+import numpy as np
 
+from ..audio.features import log_mel_spectrogram
 from .cache import KVCache
 from .config import ModelArgs
 from .decoder import TextModel
@@ -78,3 +80,8 @@ class Qwen3ASR(nn.Module):
                 value = value.transpose(0, 2, 3, 1)
             out[name] = value
         return out
+
+
+def encode_audio(model: Qwen3ASR, wave: np.ndarray) -> mx.array:
+    """Waveform -> log-mel of the whole clip -> encoder features [n_audio_tokens, hidden]."""
+    return model.encode(log_mel_spectrogram(wave).astype(model.dtype))

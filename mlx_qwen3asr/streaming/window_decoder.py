@@ -24,12 +24,11 @@ from typing import Optional, Sequence
 import mlx.core as mx
 import numpy as np
 
-from .cache import KVCache
+from ..model.cache import KVCache
 from .encoder_cache import EncoderCache
-from .generate import find_loop, generate_steps
-from .model import Qwen3ASR
-from .tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, parse_output
-from .transcribe import encode_audio
+from ..generate import find_loop, generate_steps
+from ..model.model import Qwen3ASR, encode_audio
+from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, parse_output
 
 
 # Text of a window's ids. The header "language X<asr_text>" ends within this many characters, or the

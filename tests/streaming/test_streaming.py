@@ -6,18 +6,18 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.encoder import n_audio_tokens
-from mlx_qwen3asr.encoder_cache import EncoderCache
-from mlx_qwen3asr.transcribe import encode_audio
+from mlx_qwen3asr.model.encoder import n_audio_tokens
+from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
+from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
-from mlx_qwen3asr.stream_input import loud_frames
+from mlx_qwen3asr.streaming.input import loud_frames
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
-from mlx_qwen3asr.window_decoder import Decoding, WindowDecoder, rollback, window_text
+from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
 from pathlib import Path
 
-AUDIO = Path(__file__).parent / "fixtures/audio"
+AUDIO = Path(__file__).resolve().parents[1] / "fixtures/audio"
 
 SR = mq.SAMPLE_RATE
 OFF = StreamingOptions(encoder_cache=False, kv_reuse=False, draft=False, max_new_tokens=6)

@@ -38,12 +38,13 @@ from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
-from .audio import SAMPLE_RATE
-from .generate import token_budget
-from .model import Qwen3ASR
-from .stream_input import FRAME, PendingSamples, as_samples, loud_frames
-from .tokenizer import is_space_delimited, normalize_language
-from .transcribe import MIN_SECONDS, split_audio
+from ..audio.io import SAMPLE_RATE
+from ..generate import token_budget
+from ..model.model import Qwen3ASR
+from .input import FRAME, PendingSamples, as_samples, loud_frames
+from ..tokenizer import is_space_delimited, normalize_language
+from ..audio.split import split_audio
+from ..transcribe import MIN_SECONDS
 from .window_decoder import Decoding, WindowDecoder, final_text, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)

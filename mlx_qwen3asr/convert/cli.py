@@ -15,10 +15,10 @@ from typing import Optional
 
 import mlx.core as mx
 
-from .cli import releases_mlx_streams
-from .convert import BITS, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
+from ..cli import releases_mlx_streams
+from .converter import BITS, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity
-from .load import DTYPES
+from ..load import DTYPES
 
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
 STAGES = ("read", "quantize", "write")

@@ -3,7 +3,7 @@
 import mlx.core as mx
 import numpy as np
 
-from mlx_qwen3asr.cache import KVCache
+from mlx_qwen3asr.model.cache import KVCache
 
 
 def test_cached_decoding_equals_the_full_forward_pass(tiny_model):

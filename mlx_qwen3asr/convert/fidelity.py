@@ -19,12 +19,11 @@ from typing import Optional, Union
 import mlx.core as mx
 import numpy as np
 
-from .audio import SAMPLE_RATE
-from .generate import generate_steps
-from .load import load
-from .model import Qwen3ASR
-from .tokenizer import build_prompt
-from .transcribe import encode_audio
+from ..audio.io import SAMPLE_RATE
+from ..generate import generate_steps
+from ..load import load
+from ..model.model import Qwen3ASR, encode_audio
+from ..tokenizer import build_prompt
 
 
 def sample_signal(seconds: float = 3.0) -> np.ndarray:

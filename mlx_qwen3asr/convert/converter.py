@@ -33,10 +33,10 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from .config import ModelArgs
-from .load import DTYPES, check_weights, load_weights, read_config, resolve_model_path, weight_files
-from .model import Qwen3ASR
-from .output import ShardWriter, staging_folder
+from ..model.config import ModelArgs
+from ..load import DTYPES, check_weights, load_weights, read_config, resolve_model_path, weight_files
+from ..model.model import Qwen3ASR
+from .writer import ShardWriter, staging_folder
 
 FLOAT = 16  # `bits` value meaning "leave these layers in float"
 BITS = (4, 8, FLOAT)

@@ -4,8 +4,8 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr import encoder
-from mlx_qwen3asr.encoder import n_audio_tokens, windowed_attention
+from mlx_qwen3asr.model import encoder
+from mlx_qwen3asr.model.encoder import n_audio_tokens, windowed_attention
 
 
 @pytest.mark.parametrize(

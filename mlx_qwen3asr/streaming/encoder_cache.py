@@ -28,10 +28,9 @@ from dataclasses import dataclass
 import mlx.core as mx
 import numpy as np
 
-from .encoder import n_audio_tokens
-from .features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters
-from .model import Qwen3ASR
-from .transcribe import encode_audio
+from ..model.encoder import n_audio_tokens
+from ..audio.features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters
+from ..model.model import Qwen3ASR, encode_audio
 
 CLAMP_DECADES = 8.0  # the official mel clamps to (max - 8) in log10 units
 
