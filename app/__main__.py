@@ -2,7 +2,7 @@
 
 import sys
 
-from mlx_qwen3asr.cli import releases_mlx_streams
+from mlx_qwen3asr.lifecycle import releases_mlx_streams
 
 from .errors import AppError
 from .options import parse_args
@@ -17,13 +17,12 @@ def main(argv=None) -> int:
 
             print(list_devices())
             return 0
-        if args.language:
-            from mlx_qwen3asr.tokenizer import normalize_language
+        from mlx_qwen3asr.options import DecodeOptions
 
-            try:
-                args.language = normalize_language(args.language)
-            except ValueError as e:
-                raise AppError(str(e)) from e
+        try:  # what every decode is asked, checked once here
+            args.decode_options = DecodeOptions(args.language, args.context, args.max_new_tokens)
+        except (TypeError, ValueError) as e:
+            raise AppError(str(e)) from e
         from .session import run
 
         return run(args)

@@ -9,13 +9,13 @@ streaming engine when it is there (it feeds only the new audio), else from `tran
 audio so far (cost grows with the utterance; the pipeline bounds how often it is asked).
 """
 
-from typing import Optional, Protocol
+from typing import Protocol
 
 import numpy as np
 
 import mlx_qwen3asr as mq
 
-RATE = 16000
+RATE = mq.SAMPLE_RATE
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0
 
@@ -37,14 +37,12 @@ class UtteranceEngine(Protocol):
 class OfflineEngine:
     """Partials and finals both from `mq.transcribe` on the whole utterance so far."""
 
-    def __init__(self, model: "mq.Qwen3ASR", language: Optional[str] = None, context: str = "",
-                 max_new_tokens: Optional[int] = None) -> None:
-        self.model = model
-        self.options = {"language": language, "context": context, "max_new_tokens": max_new_tokens}
-        self.language = language or ""
+    def __init__(self, model: "mq.Qwen3ASR", options: mq.DecodeOptions = mq.DecodeOptions()) -> None:
+        self.model, self.options = model, options
+        self.language = options.language or ""
 
     def final(self, audio: np.ndarray) -> str:
-        result = mq.transcribe(audio, self.model, **self.options)
+        result = mq.transcribe(audio, self.model, options=self.options)
         self.language = result.language or self.language
         return result.text
 
@@ -53,8 +51,8 @@ class OfflineEngine:
 
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
-        mq.transcribe(warm_up_audio(), self.model, language=self.options["language"],
-                      context=self.options["context"], max_new_tokens=2)
+        options = mq.DecodeOptions(self.options.language, self.options.context, max_new_tokens=2)
+        mq.transcribe(warm_up_audio(), self.model, options=options)
 
 
 class StreamingEngine(OfflineEngine):
@@ -64,14 +62,13 @@ class StreamingEngine(OfflineEngine):
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
     """
 
-    def __init__(self, model: "mq.Qwen3ASR", language: Optional[str] = None, context: str = "",
-                 max_new_tokens: Optional[int] = None) -> None:
+    def __init__(self, model: "mq.Qwen3ASR", options: mq.DecodeOptions = mq.DecodeOptions()) -> None:
         from mlx_qwen3asr.streaming import StreamingOptions
 
-        super().__init__(model, language, context, max_new_tokens)
-        self._stream = mq.StreamingTranscriber(model, language=language, context=context,
+        super().__init__(model, options)
+        self._stream = mq.StreamingTranscriber(model, options.language, options.context,
                                                chunk_seconds=STREAM_CHUNK_SECONDS,
-                                               options=StreamingOptions(max_new_tokens=max_new_tokens))
+                                               options=StreamingOptions(max_new_tokens=options.max_new_tokens))
         self._fed = 0
 
     def partial(self, audio: np.ndarray) -> str:
@@ -96,8 +93,8 @@ class StreamingEngine(OfflineEngine):
         self._fed = 0
 
 
-def make_engine(model: "mq.Qwen3ASR", partials: str = "auto", language: Optional[str] = None,
-                context: str = "", max_new_tokens: Optional[int] = None) -> OfflineEngine:
+def make_engine(model: "mq.Qwen3ASR", partials: str = "auto",
+                options: mq.DecodeOptions = mq.DecodeOptions()) -> OfflineEngine:
     """partials: "streaming" or "auto" (the streaming engine), or "offline" (re-decode the utterance)."""
     kind = OfflineEngine if partials == "offline" else StreamingEngine
-    return kind(model, language=language, context=context, max_new_tokens=max_new_tokens)
+    return kind(model, options)

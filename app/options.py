@@ -2,7 +2,7 @@
 
 import argparse
 
-DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
+from mlx_qwen3asr.load import DEFAULT_MODEL
 
 
 def build_parser() -> argparse.ArgumentParser:

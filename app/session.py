@@ -74,11 +74,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bars is not None:
             bars.close()
-    try:
-        engine = make_engine(model, "offline" if args.partials == "off" else args.partials,
-                             args.language, args.context, args.max_new_tokens)
-    except ValueError as e:
-        raise AppError(str(e)) from e
+    engine = make_engine(model, "offline" if args.partials == "off" else args.partials, args.decode_options)
     engine.warm_up()
     writers = open_outputs(args.output, args.timestamps, args.save_audio)
 

@@ -1,7 +1,7 @@
-"""The decoding thread: queue -> conditioner -> pipeline, until the END marker.
+"""The decoding thread: queue -> 16 kHz mono -> pipeline, until the END marker.
 
     source (mic callback / file replay) --Block--> bounded queue --> Worker thread
-        Block  -> Conditioner (16 kHz mono) -> Pipeline.push  (may commit finished utterances)
+        Block  -> SampleStream (16 kHz mono) -> Pipeline.push  (may commit finished utterances)
         queue drained                       -> Pipeline.refresh (a partial, when due)
         GAP    -> resampler tail, Pipeline.flush (device lost: finalise what is open)
         END    -> resampler tail, Pipeline.flush, thread ends
@@ -14,8 +14,9 @@ import threading
 
 import mlx.core as mx
 
+import mlx_qwen3asr as mq
+
 from .capture import BLOCK_SECONDS, Block, Marker
-from .conditioner import Conditioner
 from .pipeline import Pipeline
 
 QUEUE_SECONDS = 120  # the bound on captured-but-not-yet-decoded audio
@@ -31,7 +32,7 @@ class Worker:
     def __init__(self, blocks: queue.Queue, pipeline: Pipeline) -> None:
         self.blocks = blocks
         self.pipeline = pipeline
-        self.conditioner = Conditioner()
+        self.conditioner = mq.SampleStream(channels_last=True)  # 16 kHz mono, seamless resampling
         self.finished = threading.Event()  # set only when END was reached and everything committed
         self._thread = threading.Thread(target=self._run, name="decode", daemon=True)
 
@@ -58,7 +59,7 @@ class Worker:
                 self.pipeline.refresh()
                 continue
             if isinstance(item, Block):
-                self.pipeline.push(self.conditioner.convert(item), item.time)
+                self.pipeline.push(self.conditioner.convert(item.samples, item.rate), item.time)
                 if self.blocks.empty():
                     self.pipeline.refresh()
                 continue

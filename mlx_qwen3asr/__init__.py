@@ -6,9 +6,10 @@
 """
 
 from . import _compat
-from .audio import SAMPLE_RATE, load_audio, log_mel_spectrogram, prepare_audio
+from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .load import load
 from .model import ModelArgs, Qwen3ASR
+from .options import DecodeOptions
 from .result import Segment, Transcription
 from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
@@ -20,8 +21,10 @@ _compat.install(__name__)
 __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
+    "DecodeOptions",
     "ModelArgs",
     "Qwen3ASR",
+    "SampleStream",
     "Segment",
     "StreamingTranscriber",
     "Tokenizer",

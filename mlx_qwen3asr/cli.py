@@ -4,36 +4,13 @@ Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt i
 """
 
 import argparse
-import atexit
-import functools
 import sys
 from pathlib import Path
-from typing import Callable
-
-import mlx.core as mx
-
 from .formats import FORMATS
-from .load import DTYPES, load
-from .tokenizer import normalize_language
+from .lifecycle import releases_mlx_streams
+from .load import DEFAULT_MODEL, DTYPES, load
+from .options import DecodeOptions
 from .transcribe import transcribe
-
-DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
-
-
-def releases_mlx_streams(main: Callable[..., int]) -> Callable[..., int]:
-    """An entry point after which MLX's main-thread streams are released when the process exits.
-    MLX 0.32 asks every thread that used it to call mx.clear_streams() at its end; left to MLX's own
-    teardown, a process can abort at exit after its work is done. (Not right after main() returns:
-    tests call main() in-process and keep using MLX on this thread.)"""
-
-    @functools.wraps(main)
-    def entry_point(*args, **kwargs) -> int:
-        atexit.unregister(mx.clear_streams)  # once, however many entry points ran
-        atexit.register(mx.clear_streams)
-        return main(*args, **kwargs)
-
-    return entry_point
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlx-qwen3asr", description="Transcribe audio files with Qwen3-ASR on MLX.")
@@ -55,8 +32,8 @@ def main(argv=None) -> int:
     if missing:
         print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    try:
-        normalize_language(args.language)
+    try:  # what every decode is asked, checked once here
+        options = DecodeOptions(args.language, args.context, args.max_new_tokens)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -69,19 +46,17 @@ def main(argv=None) -> int:
     failures = 0
     for file in args.files:
         try:
-            result = transcribe(
-                file, model, language=args.language, context=args.context, max_new_tokens=args.max_new_tokens
-            )
+            result = transcribe(file, model, options=options)
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
             continue
         output = formatter(result)
-        print(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
+        print(output if len(args.files) == 1 else f"==> {file} <==\n{output}", end="")
         if args.output_dir:
             out_dir = Path(args.output_dir)
             out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / f"{Path(file).stem}.{args.format}").write_text(output + "\n", encoding="utf-8")
+            (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
     return 1 if failures else 0
 
 

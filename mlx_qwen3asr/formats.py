@@ -49,6 +49,7 @@ def format_json(result: Transcription) -> str:
             "end": round(segment.end, 3),
             "text": segment.text,
             "language": segment.language,
+            "finish_reason": segment.finish_reason,
             "hit_token_budget": segment.hit_token_budget,
             "repetition_trimmed": segment.repetition_trimmed,
         }

@@ -27,6 +27,7 @@ HF_LAYOUT_RENAMES = (
     ("model.multi_modal_projector.linear_2.", "thinker.audio_tower.proj2."),
     ("lm_head.", "thinker.lm_head."),
 )
+DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"  # what the CLI, the converter and the app load unless told
 DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}
 MODEL_FILE_PATTERNS = ["*.json", "*.safetensors", "merges.txt", "vocab.json", "*.txt"]
 

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, field
 
+from .generate import FinishReason
+
 
 @dataclass
 class Segment:
@@ -12,8 +14,17 @@ class Segment:
     text: str
     language: str = ""
     token_ids: list[int] = field(default_factory=list)  # generated ids, language header included
-    hit_token_budget: bool = False  # decoding stopped at max_new_tokens, not at end-of-text
-    repetition_trimmed: bool = False  # a runaway loop was detected, stopped and cut out
+    finish_reason: FinishReason = "stop"  # "stop" (end-of-text), "length" (token budget), "repetition"
+
+    @property
+    def hit_token_budget(self) -> bool:
+        """Decoding stopped at the token budget, not at end-of-text."""
+        return self.finish_reason == "length"
+
+    @property
+    def repetition_trimmed(self) -> bool:
+        """A runaway loop was detected, stopped and cut out."""
+        return self.finish_reason == "repetition"
 
 
 @dataclass

@@ -44,12 +44,16 @@ _REQUIRED_FILES = ("vocab.json", "merges.txt", "tokenizer_config.json")
 
 
 def normalize_language(name: Optional[str]) -> Optional[str]:
-    """The canonical name for `name` in any case ("english" -> "English"); None when not given."""
-    if name is None or not name.strip():
+    """The canonical name for `name` ("english" -> "English"); None when not given.
+
+    As the official code does: strip, first character upper-cased, the rest lower-cased, then looked
+    up, so unusual case forms (a Kelvin sign for "K") are accepted or refused exactly as there.
+    """
+    if name is None or not str(name).strip():
         return None
-    by_lower = {lang.lower(): lang for lang in SUPPORTED_LANGUAGES}
-    canonical = by_lower.get(name.strip().lower())
-    if canonical is None:
+    text = str(name).strip()
+    canonical = text[:1].upper() + text[1:].lower()
+    if canonical not in SUPPORTED_LANGUAGES:
         raise ValueError(
             f"Unsupported language {name!r}: use one of {', '.join(SUPPORTED_LANGUAGES)}, "
             "or None to let the model detect it."
@@ -166,6 +170,8 @@ def build_prompt(
 ) -> list[int]:
     """Prompt ids exactly as the official processor makes them (its chat template, then encode).
 
+    `language` is a canonical name (see DecodeOptions) or None.
+
     The official processor tokenizes the whole rendered string, so the context is not encoded on
     its own: "system\\n" + context form one piece of text (a leading newline in the context merges
     with the one after "system"), special-token strings written in the context ("<|im_end|>")
@@ -175,7 +181,8 @@ def build_prompt(
     """
     if tokenizer.audio_token in context:
         raise ValueError(f"context must not contain {tokenizer.audio_token!r}: remove it")
-    language = normalize_language(language)
+    if language is not None and normalize_language(language) != language:  # unsupported ones raise here
+        raise ValueError(f"language {language!r} is not in canonical form: pass {normalize_language(language)!r}")
     head = f"<|im_start|>system\n{context}<|im_end|>\n<|im_start|>user\n{tokenizer.audio_bos_token}"
     tail = f"{tokenizer.audio_eos_token}<|im_end|>\n<|im_start|>assistant\n"
     if language:

@@ -108,7 +108,7 @@ def replay(model, wav: Path, args) -> tuple[list[tuple[float, Commit]], float, P
     """Run the app pipeline on `wav` at real-time pace; (commit time, commit) pairs, replay start."""
     commits: list[tuple[float, Commit]] = []
     app_engine = make_engine(model, "offline" if args.partials == "off" else args.partials,
-                             args.language, "", args.max_new_tokens)
+                             mq.DecodeOptions(args.language, "", args.max_new_tokens))
     app_engine.warm_up()
     engine = TimedEngine(app_engine)
     pipeline = Pipeline(engine, lambda c: commits.append((time.monotonic(), c)), lambda t: None,

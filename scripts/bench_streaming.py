@@ -33,6 +33,7 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.metrics import character_error_rate
+from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
 
@@ -99,7 +100,7 @@ class Run:
 def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -> Run:
     """Feed `audio` chunk by chunk; time every step; note memory at the end of the marked minutes."""
     options = StreamingOptions(**switches, **random_caps(args))
-    inner = WindowDecoder(model, "", args.language, **switches, stop_loops=options.stop_loops)
+    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=options.stop_loops)
     engine = CountingEngine(inner)
     transcriber = StreamingTranscriber(
         model, args.language, chunk_seconds=args.chunk, options=options, engine=engine

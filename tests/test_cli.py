@@ -54,3 +54,17 @@ def test_cli_errors_name_the_cause(tmp_path, clip, tiny_checkpoint):
     assert language.returncode == 2 and "Elvish" in language.stderr and "English" in language.stderr
     model = _cli(clip, "--model", tmp_path)
     assert model.returncode == 1 and "No config.json" in model.stderr
+
+
+def test_each_transcript_ends_with_exactly_one_newline_on_screen_and_on_disk(tmp_path, clip, tiny_checkpoint):
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 3, "-f", "srt", "-o", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.endswith("\n") and not run.stdout.endswith("\n\n"), repr(run.stdout[-20:])
+    assert (tmp_path / "clip.srt").read_text() == run.stdout
+
+
+@pytest.mark.parametrize("tokens", ["0", "-3"])
+def test_a_token_budget_below_one_is_refused_in_one_line(clip, tiny_checkpoint, tokens):
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", tokens)
+    assert run.returncode == 2 and "max_new_tokens must be a positive integer" in run.stderr, run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr

@@ -14,8 +14,7 @@ RESULT = Transcription(
             3725.0126,
             " Über eine Stunde\n\nspäter. ",
             "German",
-            hit_token_budget=True,
-            repetition_trimmed=True,
+            finish_reason="repetition",
         ),
     ],
 )
@@ -35,6 +34,7 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "end": 4.2,
       "text": "Hello there.",
       "language": "English",
+      "finish_reason": "stop",
       "hit_token_budget": false,
       "repetition_trimmed": false
     },
@@ -43,6 +43,7 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "end": 9.0,
       "text": "  ",
       "language": "",
+      "finish_reason": "stop",
       "hit_token_budget": false,
       "repetition_trimmed": false
     },
@@ -51,7 +52,8 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "end": 3725.013,
       "text": " Über eine Stunde\\n\\nspäter. ",
       "language": "German",
-      "hit_token_budget": true,
+      "finish_reason": "repetition",
+      "hit_token_budget": false,
       "repetition_trimmed": true
     }
   ]

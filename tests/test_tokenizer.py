@@ -14,6 +14,7 @@ import pytest
 from tokenizers import Tokenizer as BackendTokenizer
 from tokenizers import models
 
+from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR
 from mlx_qwen3asr.tokenizer import (
     EOS_TOKEN_IDS,
@@ -103,7 +104,8 @@ def test_a_folder_with_tokenizer_json_is_loaded_from_it(tmp_path):
     ids=lambda c: f"{c['n_audio_tokens']}-{c['context']!r}-{c['language']}",
 )
 def test_build_prompt_gives_the_official_prompt_ids(tokenizer, case):
-    ids = build_prompt(tokenizer, case["n_audio_tokens"], case["context"], case["language"])
+    options = DecodeOptions(language=case["language"], context=case["context"])  # as every caller does
+    ids = build_prompt(tokenizer, case["n_audio_tokens"], options.context, options.language)
     assert ids == case["ids"]
 
 
@@ -155,3 +157,22 @@ def test_parse_output_matches_the_official_parser(case):
 )  # fmt: skip
 def test_only_chinese_japanese_cantonese_and_thai_are_joined_without_spaces(language, spaced):
     assert is_space_delimited(language) is spaced
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("\u212aorean", None), ("eNGLISH", "English"), ("\u017fpanish", "Spanish"), ("Engli\u017fh", None)],
+)
+def test_unusual_case_forms_are_taken_or_refused_as_the_official_code_does(given, expected):
+    # Official: s[:1].upper() + s[1:].lower(), then looked up. A Kelvin sign stays a Kelvin sign when
+    # upper-cased (refused); a long s upper-cases to "S" (accepted first) but never lower-cases to "s".
+    if expected is None:
+        with pytest.raises(ValueError, match="Unsupported language"):
+            normalize_language(given)
+    else:
+        assert normalize_language(given) == expected
+
+
+def test_build_prompt_takes_only_canonical_language_names(tokenizer):
+    with pytest.raises(ValueError, match="'English'"):
+        build_prompt(tokenizer, 3, language="english")

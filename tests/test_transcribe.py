@@ -85,3 +85,29 @@ def test_chunk_texts_join_with_spaces_except_for_languages_written_without_them(
     chinese = [Segment(0, 1, "你好。", "Chinese"), Segment(1, 2, "再见。", "Chinese")]
     assert join_texts(chinese) == "你好。再见。"
     assert merge_languages(segments + chinese) == "English,Chinese"
+
+
+def test_a_bare_array_at_another_rate_is_resampled_when_its_rate_is_given(tiny_model, speech):
+    at_48k = mq.audio.resample(speech, 16000, 48000)
+    expected = mq.transcribe((at_48k, 48000), tiny_model, max_new_tokens=4)
+    got = mq.transcribe(at_48k, tiny_model, max_new_tokens=4, sample_rate=48000)
+    assert got.token_ids == expected.token_ids and got.segments[0].end == expected.segments[0].end
+
+
+def test_sample_rate_is_refused_for_a_file_which_carries_its_own(tiny_model):
+    with pytest.raises(ValueError, match="bare arrays"):
+        mq.transcribe("speech.wav", tiny_model, sample_rate=48000)
+
+
+def test_no_context_is_the_same_as_an_empty_context(tiny_model, speech):
+    none = mq.transcribe(speech, tiny_model, context=None, max_new_tokens=4)
+    assert none.token_ids == mq.transcribe(speech, tiny_model, context="", max_new_tokens=4).token_ids
+
+
+def test_decode_options_are_checked_once_and_cannot_be_mixed_with_loose_arguments(tiny_model, speech):
+    options = mq.DecodeOptions(language="english", max_new_tokens=4)
+    assert options.language == "English"
+    with pytest.raises(ValueError, match="either options= or"):
+        mq.transcribe(speech, tiny_model, language="German", options=options)
+    with pytest.raises(TypeError, match="context must be text"):
+        mq.DecodeOptions(context=3)

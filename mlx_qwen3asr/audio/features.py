@@ -15,7 +15,8 @@ from functools import lru_cache
 import mlx.core as mx
 import numpy as np
 
-SAMPLE_RATE = 16000
+from .samples import SAMPLE_RATE
+
 N_FFT = 400  # 25 ms window
 HOP_LENGTH = 160  # 10 ms hop: one mel frame per 160 samples
 N_MELS = 128

@@ -3,10 +3,10 @@
     path, RIFF/WAVE header -> walk the chunks to fmt + data -> frames [n, channels]
                               (uint8 / int16 / 24-bit / int32 / float32 / float64)
     path, anything else    -> ffmpeg -f f32le -ac 1 -ar 16000                    [n] float32
-    np.ndarray             -> taken to be at 16 kHz already: [n], [n, ch] or [ch, n]
+    np.ndarray             -> taken to be at 16 kHz already: [n], [n, ch] or [ch, n] (samples.py)
     (np.ndarray, rate)     -> the same, at `rate`
       -> integers / their full scale, mean over channels      [n] float32, NaN/inf rejected
-      -> soxr resample rate -> 16 kHz                         [round(n * 16000 / rate)]
+      -> soxr resample rate -> 16 kHz                         [ceil(n * 16000 / rate)], as librosa
       -> divided by its peak only if the peak exceeds 1.0     [samples] float32, contiguous
 
 `prepare_audio` is the one entry point the rest of the library uses; `load_audio` is its file
@@ -25,7 +25,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 import soxr
 
-SAMPLE_RATE = 16000
+from .samples import SAMPLE_RATE, as_frames, scale_to_unit_peak, to_mono
 
 AudioInput = Union[str, os.PathLike, np.ndarray, tuple[np.ndarray, int]]
 
@@ -38,7 +38,6 @@ _STREAMING_DATA_SIZES = (0, 0xFFFFFFFF)
 # (format tag, bytes per sample) -> how one sample is stored.
 _SAMPLE_DTYPES = {(_PCM, 1): "u1", (_PCM, 2): "<i2", (_PCM, 3): "int24", (_PCM, 4): "<i4",
                   (_IEEE_FLOAT, 4): "<f4", (_IEEE_FLOAT, 8): "<f8"}
-_MAX_CHANNELS_FIRST = 8
 
 
 class _WavFormat(NamedTuple):
@@ -68,11 +67,12 @@ def load_audio(path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE) ->
     if decoded is None:
         return _decode_with_ffmpeg(path, sample_rate)
     frames, file_rate = decoded
-    return resample(_mono_float32(frames, file_rate, path), file_rate, sample_rate)
+    return resample(to_mono(frames, file_rate, path), file_rate, sample_rate)
 
 
 def resample(audio: np.ndarray, orig_sr: int, target_sr: int = SAMPLE_RATE) -> np.ndarray:
-    """Resample a 1-D waveform from `orig_sr` to `target_sr` Hz; float32 of round(n * target / orig)."""
+    """Resample a 1-D waveform from `orig_sr` to `target_sr` Hz: float32 of ceil(n * target / orig)
+    samples, the length librosa (the official loader) gives, so mel frame counts agree."""
     _check_sample_rate(orig_sr, "orig_sr")
     _check_sample_rate(target_sr, "target_sr")
     audio = np.ascontiguousarray(audio, dtype=np.float32)
@@ -80,7 +80,11 @@ def resample(audio: np.ndarray, orig_sr: int, target_sr: int = SAMPLE_RATE) -> n
         return audio
     # "HQ" (20-bit precision) is librosa's default resampler, which the official pipeline uses; its
     # ~120 dB noise floor is far below the 80 dB range the log-mel keeps, so "VHQ" only costs time.
-    return soxr.resample(audio, orig_sr, target_sr, quality="HQ")
+    resampled = soxr.resample(audio, orig_sr, target_sr, quality="HQ")
+    length = -(-len(audio) * target_sr // orig_sr)
+    if len(resampled) >= length:
+        return resampled[:length]
+    return np.pad(resampled, (0, length - len(resampled)))
 
 
 def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
@@ -99,17 +103,17 @@ def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarr
     if isinstance(audio, (str, os.PathLike)):
         wave = load_audio(audio, sample_rate)
     elif isinstance(audio, np.ndarray):
-        wave = _mono_float32(_as_frames(audio), sample_rate, "audio array")
+        wave = to_mono(as_frames(audio), sample_rate, "audio array")
     elif isinstance(audio, tuple) and len(audio) == 2 and isinstance(audio[0], np.ndarray):
         array, rate = audio
         _check_sample_rate(rate, "the rate in the (array, sample_rate) tuple")
-        wave = resample(_mono_float32(_as_frames(array), rate, "audio array"), rate, sample_rate)
+        wave = resample(to_mono(as_frames(array), rate, "audio array"), rate, sample_rate)
     else:
         raise TypeError(
             f"audio must be a file path, a numpy array at {sample_rate} Hz or an (array, sample_rate) "
             f"tuple, got {type(audio).__name__}; wrap other arrays with np.asarray"
         )
-    return np.ascontiguousarray(_scale_down_to_unit_peak(wave), dtype=np.float32)
+    return np.ascontiguousarray(scale_to_unit_peak(wave), dtype=np.float32)
 
 
 def _check_sample_rate(rate: object, name: str) -> None:
@@ -205,47 +209,4 @@ def _decode_with_ffmpeg(path: str, sample_rate: int) -> np.ndarray:
         stderr = result.stderr.decode(errors="replace").strip()
         raise ValueError(f"Cannot read {path}: it is not a WAV file this module parses, and ffmpeg "
                          f"failed to decode it (exit {result.returncode}): {stderr}")
-    return _mono_float32(np.frombuffer(result.stdout, "<f4"), sample_rate, path)
-
-
-def _as_frames(array: np.ndarray) -> np.ndarray:
-    """A 1-D array, or a 2-D one as [samples, channels] (see prepare_audio for the layout rule)."""
-    if array.ndim == 1:
-        return array
-    if array.ndim == 2:
-        rows, cols = array.shape
-        return array.T if rows <= _MAX_CHANNELS_FIRST and rows < cols else array
-    raise ValueError(f"audio array must be 1-D (samples) or 2-D (samples, channels), "
-                     f"got shape {array.shape}; pick one signal from the batch first")
-
-
-def _mono_float32(frames: np.ndarray, sample_rate: int, source: str) -> np.ndarray:
-    """[n] or [n, channels] samples -> a new, finite float32 array [n]."""
-    samples = _to_float32(frames)
-    mono = samples.mean(axis=1, dtype=np.float32) if samples.ndim == 2 else samples
-    finite = np.isfinite(mono)
-    if not finite.all():
-        index = int(np.argmax(~finite))
-        raise ValueError(f"{source} has a non-finite sample ({mono[index]}) at index {index} "
-                         f"({index / sample_rate:.3f} s); replace NaN/inf first (np.nan_to_num)")
-    return mono
-
-
-def _to_float32(array: np.ndarray) -> np.ndarray:
-    """A float32 copy, integers mapped by their dtype's full scale onto [-1, 1)."""
-    kind = array.dtype.kind
-    if kind == "f":
-        return array.astype(np.float32)
-    if kind in "iu":
-        half_scale = float(2 ** (8 * array.dtype.itemsize - 1))
-        offset = half_scale if kind == "u" else 0.0  # unsigned audio (8-bit WAV) sits at mid-scale
-        return (array.astype(np.float32) - offset) / half_scale
-    raise TypeError(f"audio samples must be real numbers (float or integer), got dtype {array.dtype}; "
-                    "pass a float waveform in [-1, 1]")
-
-
-def _scale_down_to_unit_peak(wave: np.ndarray) -> np.ndarray:
-    # As the official implementation does: audio whose peak exceeds 1.0 (integer samples cast to
-    # float, resampling overshoot) is divided by its peak; anything quieter is left alone.
-    peak = float(np.max(np.abs(wave))) if wave.size else 0.0
-    return wave / np.float32(peak) if peak > 1.0 else wave
+    return to_mono(np.frombuffer(result.stdout, "<f4"), sample_rate, path)

@@ -15,12 +15,11 @@ from typing import Optional
 
 import mlx.core as mx
 
-from ..cli import releases_mlx_streams
+from ..lifecycle import releases_mlx_streams
 from .converter import BITS, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity
-from ..load import DTYPES
+from ..load import DEFAULT_MODEL, DTYPES
 
-DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"
 STAGES = ("read", "quantize", "write")
 
 

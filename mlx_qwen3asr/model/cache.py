@@ -40,3 +40,9 @@ class KVCache:
     @property
     def state(self) -> tuple[mx.array, mx.array]:
         return self.keys, self.values
+
+
+def trim_cache(cache: list[KVCache], n: int) -> None:
+    """Forget the last n tokens of every layer's cache (the storage stays)."""
+    for layer in cache:
+        layer.trim(n)

@@ -1,11 +1,11 @@
-"""What streaming does to incoming audio before any model sees it: accept a block, queue it,
-and tell speech from quiet per 100 ms frame."""
+"""What streaming does to incoming audio before any model sees it: queue it, and tell speech from
+quiet per 100 ms frame. (Blocks are made 16 kHz mono float32 first by audio.SampleStream.)"""
 
 from typing import Optional
 
 import numpy as np
 
-from ..audio.io import SAMPLE_RATE
+from ..audio.samples import SAMPLE_RATE
 
 SILENCE_DB = -50.0  # RMS of a 100 ms frame below this (dBFS) is quiet: room noise, not speech
 FRAME = SAMPLE_RATE // 10
@@ -17,23 +17,6 @@ def loud_frames(pcm: np.ndarray, silence_db: float = SILENCE_DB) -> np.ndarray:
     energy = np.add.reduceat(np.square(pcm, dtype=np.float64), starts) if len(pcm) else np.zeros(0)
     counts = np.diff(np.append(starts, len(pcm)))
     return 10 * np.log10(np.maximum(energy / np.maximum(counts, 1), 1e-20)) >= silence_db
-
-
-def as_samples(pcm: np.ndarray) -> np.ndarray:
-    """float32 samples of a float or int16 array, 1-D or [n, channels] (channels are averaged)."""
-    pcm = np.asarray(pcm)
-    if pcm.ndim not in (1, 2):
-        raise ValueError(f"feed() takes 1-D mono samples (or [n, channels]), got shape {pcm.shape}")
-    if pcm.dtype == np.int16:
-        samples = pcm.astype(np.float32) / 32768
-    elif pcm.dtype.kind == "f":
-        samples = pcm.astype(np.float32, copy=False)
-    else:
-        raise TypeError(f"feed() takes float32 in [-1, 1] or int16 samples, got {pcm.dtype}: convert it")
-    samples = samples.mean(axis=1) if samples.ndim == 2 else samples
-    if not np.isfinite(samples).all():
-        raise ValueError("feed() got NaN or inf samples: replace them first (np.nan_to_num)")
-    return samples
 
 
 class PendingSamples:

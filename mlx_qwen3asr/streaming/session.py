@@ -38,14 +38,16 @@ from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
 
-from ..audio.io import SAMPLE_RATE
-from ..generate import token_budget
+from ..audio.samples import SAMPLE_RATE, SampleStream
+
 from ..model.model import Qwen3ASR
-from .input import FRAME, PendingSamples, as_samples, loud_frames
-from ..tokenizer import is_space_delimited, normalize_language
+from .input import FRAME, PendingSamples, loud_frames
+from ..options import DecodeOptions
+from ..tokenizer import is_space_delimited
 from ..audio.split import split_audio
 from ..transcribe import MIN_SECONDS
-from .window_decoder import Decoding, WindowDecoder, final_text, rollback, window_text
+from ..generate import Decoding, token_budget
+from .window_decoder import WindowDecoder, final_text, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
@@ -121,6 +123,7 @@ class StreamingTranscriber:
         language: Optional[str] = None,
         context: str = "",
         *,
+        sample_rate: int = SAMPLE_RATE,
         chunk_seconds: float = 2.0,
         window_seconds: float = 30.0,
         max_prefix_tokens: int = 150,
@@ -129,7 +132,8 @@ class StreamingTranscriber:
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
-        """chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
+        """sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams).
+        chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
         engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
@@ -139,15 +143,16 @@ class StreamingTranscriber:
         if window_seconds < max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds):
             raise ValueError(f"window_seconds={window_seconds} is too small: use at least "
                              f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}")
-        self.language = normalize_language(language)
+        self.decode_options = DecodeOptions(language, context)
+        self.language = self.decode_options.language
         if engine is None:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
             engine = WindowDecoder(
-                model, context, self.language, encoder_cache=options.encoder_cache,
+                model, self.decode_options, encoder_cache=options.encoder_cache,
                 kv_reuse=options.kv_reuse, draft=options.draft, stop_loops=options.stop_loops,
             )  # fmt: skip
-        self.engine, self.options, self.clock = engine, options, clock
+        self.engine, self.options, self.clock, self.sample_rate = engine, options, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
         self.window_samples = int(window_seconds * SAMPLE_RATE)
         self.max_prefix_tokens, self.rollback_tokens = max_prefix_tokens, rollback_tokens
@@ -158,11 +163,13 @@ class StreamingTranscriber:
         self.committed, self.detected_language, self.audio_samples = "", "", 0
         self._compute, self._steps = 0.0, 0
         self.pending = PendingSamples()
+        self.incoming = SampleStream(self.sample_rate)
         self._new_window(np.zeros(0, np.float32))
 
     def feed(self, pcm: np.ndarray) -> Update:
-        """Add 16 kHz mono samples (float32 in [-1, 1] or int16, any length); run due steps."""
-        samples = as_samples(pcm)
+        """Add samples (any length; float in [-1, 1] or integers; mono, or 2-D by the layout rule of
+        mlx_qwen3asr.audio.samples) at the session's sample_rate; run the steps that are due."""
+        samples = self.incoming.convert(pcm)
         self.audio_samples += samples.size
         self.pending.append(samples)
         before, self._compute, self._steps = self.committed, 0.0, 0
@@ -173,6 +180,7 @@ class StreamingTranscriber:
     def finish(self) -> Update:
         """Decode what is left and commit everything (tentative becomes ""). Feeding may go on."""
         before, self._compute, self._steps = self.committed, 0.0, 0
+        self.pending.append(self.incoming.flush())
         _, pause = self._add_audio(self.pending.take())
         if pause is not None:
             self._close(pause)
@@ -258,7 +266,7 @@ class StreamingTranscriber:
     def _decode(self) -> None:
         """A regular step: the forced prefix becomes committed; a loop closes the window."""
         result = self._run()
-        if result.loop_trimmed:
+        if result.finish_reason == "repetition":
             self._commit(final=True)
             self._new_window(np.zeros(0, np.float32))
         else:

@@ -18,16 +18,16 @@ of the text), `final_text` (the official parse once the window is closed), and `
 prefix rule's "minus the last K tokens, not inside a UTF-8 character").
 """
 
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 import mlx.core as mx
 import numpy as np
 
-from ..model.cache import KVCache
+from ..model.cache import KVCache, trim_cache
 from .encoder_cache import EncoderCache
-from ..generate import find_loop, generate_steps
+from ..generate import Decoding, StopRules, choices, decode
 from ..model.model import Qwen3ASR, encode_audio
+from ..options import DecodeOptions
 from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, parse_output
 
 
@@ -75,49 +75,13 @@ def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
     return list(ids[:end])
 
 
-@dataclass
-class Decoding:
-    """What one decoder run produced after the forced prefix."""
-
-    token_ids: list[int]  # end-of-text excluded; a loop cut down to one copy
-    hit_token_budget: bool = False
-    loop_trimmed: bool = False
-    draft_accepted: int = 0  # draft tokens confirmed by the batched verification
-    prefilled: int = 0  # prompt tokens run through the decoder (the rest came from the KV cache)
-
-
-class _Collector:
-    """Applies generate()'s stopping rules token by token, so draft and plain decoding agree."""
-
-    def __init__(self, prefix: Sequence[int], budget: int, eos: Sequence[int], stop_loops: bool):
-        self.prefix, self.budget, self.eos, self.stop_loops = list(prefix), budget, set(eos), stop_loops
-        self.result = Decoding([], hit_token_budget=budget <= 0)
-        self.done = budget <= 0
-
-    def add(self, token: int) -> bool:
-        """Take the next greedy token; True when decoding must stop."""
-        if token in self.eos:
-            self.done = True
-            return True
-        tokens = self.result.token_ids
-        tokens.append(token)
-        cut = find_loop(self.prefix + tokens) if self.stop_loops else None
-        if cut:
-            del tokens[max(0, len(tokens) - cut) :]  # never into the prefix: it is committed text
-            self.result.loop_trimmed = self.done = True
-        elif len(tokens) >= self.budget:
-            self.result.hit_token_budget = self.done = True
-        return self.done
-
-
 class WindowDecoder:
     """Decodes a streaming window; keeps encoder and decoder state between runs on the same window."""
 
     def __init__(
         self,
         model: Qwen3ASR,
-        context: str = "",
-        language: Optional[str] = None,
+        options: DecodeOptions = DecodeOptions(),
         *,
         encoder_cache: bool = True,
         kv_reuse: bool = True,
@@ -125,7 +89,7 @@ class WindowDecoder:
         stop_loops: bool = True,
     ):
         self.model = model
-        prompt = build_prompt(model.tokenizer, 1, context=context, language=language)
+        prompt = build_prompt(model.tokenizer, 1, options.context, options.language)
         pad = prompt.index(model.tokenizer.audio_pad_id)
         self.head, self.tail = prompt[:pad], prompt[pad + 1 :]
         self.encoder = EncoderCache(model) if encoder_cache else None
@@ -140,8 +104,7 @@ class WindowDecoder:
         """A new window starts: cached audio features and their keys/values no longer apply."""
         if self.encoder is not None:
             self.encoder.reset()
-        for layer in self.cache:
-            layer.trim(max(0, layer.offset - len(self.head)))
+        trim_cache(self.cache, max(0, self.cache[0].offset - len(self.head)))
 
     def decode(
         self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
@@ -154,14 +117,14 @@ class WindowDecoder:
         prompt = self.head + [self.tokenizer.audio_pad_id] * features.shape[0] + self.tail + list(prefix)
         keep = self._reusable(len(self.head) + stable)
         embeddings = self.model.embed(mx.array(prompt), features)[:, keep:]
-        collector = _Collector(prefix, max_new_tokens, self.tokenizer.eos_token_ids, self.stop_loops)
+        rules = StopRules(self.tokenizer.eos_token_ids, max_new_tokens, prefix, self.stop_loops)
         draft = list(draft)[: max(0, max_new_tokens)] if self.draft else []
-        if not collector.done:
-            next_token = self._prefill(embeddings, draft, collector)
-            if not collector.done:
-                self._continue(next_token, collector)
-        collector.result.prefilled = len(prompt) - keep
-        return collector.result
+        if not rules.done:
+            next_token = self._prefill(embeddings, draft, rules)
+            if not rules.done:
+                decode(self.model, self.model.model.embed_tokens(mx.array([[next_token]])), self.cache, rules)
+        rules.result.prefilled = len(prompt) - keep
+        return rules.result
 
     def _reusable(self, stable: int) -> int:
         """Trim the KV cache to its longest prefix still valid for the new prompt; return its length."""
@@ -169,35 +132,24 @@ class WindowDecoder:
             self.cache = self.model.make_cache()
             return 0
         keep = min(stable, self.cache[0].offset)
-        for layer in self.cache:
-            layer.trim(layer.offset - keep)
+        trim_cache(self.cache, self.cache[0].offset - keep)
         return keep
 
-    def _prefill(self, embeddings: mx.array, draft: list[int], collector: _Collector) -> int:
-        """Prefill the prompt (+ draft) in one pass; feed the collector every token the model confirms.
+    def _prefill(self, embeddings: mx.array, draft: list[int], rules: StopRules) -> int:
+        """Prefill the prompt (+ draft) in one pass; give the rules every token the model confirms.
 
         Returns the first token not yet in the cache (the next decoder input) when decoding goes on.
         """
         if draft:
             draft_embeddings = self.model.model.embed_tokens(mx.array(draft))[None]
             embeddings = mx.concatenate([embeddings, draft_embeddings], axis=1)
-        hidden = self.model.model(embeddings, self.cache)
-        choices = mx.argmax(self.model.logits(hidden[:, -(len(draft) + 1) :]), axis=-1)[0].tolist()
-        for i, token in enumerate(choices):
+        picks = mx.argmax(choices(self.model, embeddings, self.cache, len(draft) + 1), axis=-1).tolist()
+        for i, token in enumerate(picks):
             agrees = i < len(draft) and token == draft[i]
-            collector.result.draft_accepted += agrees
-            if collector.add(token):
+            rules.result.draft_accepted += agrees
+            if rules.add(token):
                 return token
             if not agrees:
-                for layer in self.cache:
-                    layer.trim(len(draft) - i)  # keys/values of draft tokens after the disagreement
+                trim_cache(self.cache, len(draft) - i)  # keys/values of draft tokens after the disagreement
                 return token
         raise AssertionError("unreachable: the last choice always returns")
-
-    def _continue(self, token: int, collector: _Collector) -> None:
-        """Plain greedy decoding from `token` (already emitted, not yet in the cache)."""
-        remaining = collector.budget - len(collector.result.token_ids)
-        inputs = self.model.model.embed_tokens(mx.array([[token]]))
-        for token in generate_steps(self.model, inputs, self.cache, remaining):
-            if collector.add(token):
-                return

@@ -7,7 +7,7 @@ from dictation_helpers import burst
 
 def test_final_text_is_offline_transcription_of_the_same_audio(listening_model):
     audio = burst(1.5, seed=4)
-    engine = OfflineEngine(listening_model, max_new_tokens=6)
+    engine = OfflineEngine(listening_model, mq.DecodeOptions(max_new_tokens=6))
     expected = mq.transcribe(audio, listening_model, max_new_tokens=6).text
     assert expected, "the listening model should say something"
     assert engine.final(audio) == expected, "final must equal mlx_qwen3asr.transcribe"
@@ -15,7 +15,7 @@ def test_final_text_is_offline_transcription_of_the_same_audio(listening_model):
 
 def test_context_and_language_reach_transcribe(listening_model):
     audio = burst(1.0, seed=5)
-    engine = OfflineEngine(listening_model, language="German", context="Names: Qwen", max_new_tokens=4)
+    engine = OfflineEngine(listening_model, mq.DecodeOptions("German", "Names: Qwen", max_new_tokens=4))
     expected = mq.transcribe(audio, listening_model, language="German", context="Names: Qwen", max_new_tokens=4)
     assert engine.final(audio) == expected.text and engine.language == "German"
 
@@ -28,7 +28,7 @@ def test_streaming_partials_and_offline_finals(listening_model):
     from mlx_qwen3asr.streaming import StreamingOptions
 
     audio = burst(2.0, seed=6)
-    engine = make_engine(listening_model, "auto", max_new_tokens=6)
+    engine = make_engine(listening_model, "auto", mq.DecodeOptions(max_new_tokens=6))
     assert isinstance(engine, StreamingEngine), "auto prefers the streaming engine"
     stream = mq.StreamingTranscriber(listening_model, chunk_seconds=1.0, options=StreamingOptions(max_new_tokens=6))
     reference = stream.feed(audio).text.strip()

@@ -57,7 +57,7 @@ class FakeEngine:
         words = int(loud_frames(audio).sum()) // 5
         hypothesis = HEADER + [10 + k for k in range(words)]
         new = hypothesis[len(prefix) :] if hypothesis[: len(prefix)] == list(prefix) else []
-        return Decoding(new, loop_trimmed=len(self.calls) == self.loop_on_call)
+        return Decoding(new, finish_reason="repetition" if len(self.calls) == self.loop_on_call else "stop")
 
     def reset(self) -> None:
         self.resets += 1
@@ -195,8 +195,16 @@ def test_bad_arguments_say_what_to_do():
     stream, _ = fake_stream()
     with pytest.raises(ValueError, match="nan_to_num"):
         stream.feed(np.array([0.0, np.nan], np.float32))
-    with pytest.raises(TypeError, match="int16"):
-        stream.feed(np.zeros(4, np.int32))
+    with pytest.raises(TypeError, match="real numbers"):
+        stream.feed(np.zeros(4, np.complex64))
+
+
+def test_int32_and_channels_first_blocks_follow_the_offline_rule():
+    pcm = loud(4.0)
+    expected = fake_stream()[0].feed(pcm).text
+    assert expected != ""
+    assert fake_stream()[0].feed((pcm * (2**31 - 1)).astype(np.int32)).text == expected, "int32 like offline"
+    assert fake_stream()[0].feed(np.stack([pcm, pcm])).text == expected, "[2, n] is two channels, not 2 samples"
 
 
 def test_int16_and_float32_input_give_the_same_steps():

@@ -1,0 +1,40 @@
+"""What a decode is asked: the language, the context and the token budget, checked once.
+
+Built at the boundary (keyword arguments of `transcribe` / `StreamingTranscriber`, CLI and app
+flags, server fields) and passed down whole, so the layers below never re-check or re-normalise.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .tokenizer import normalize_language
+
+
+def token_budget(seconds: float) -> int:
+    """New tokens allowed for a clip: generous for fast speech (~15 tokens/s) plus the language header."""
+    return 32 + int(15 * seconds + 0.999)
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """language: force the output language (any case; None or "" lets the model detect it);
+    context: free text (names, terms) given to the model as its system prompt (None = none);
+    max_new_tokens: tokens per decoded chunk (None: token_budget of the chunk's duration)."""
+
+    language: Optional[str] = None
+    context: str = ""
+    max_new_tokens: Optional[int] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "language", normalize_language(self.language))
+        context = "" if self.context is None else self.context
+        if not isinstance(context, str):
+            raise TypeError(f"context must be text, got {type(context).__name__}: pass a str (or None)")
+        object.__setattr__(self, "context", context)
+        tokens = self.max_new_tokens
+        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1):
+            raise ValueError(f"max_new_tokens must be a positive integer (or None for the default), got {tokens!r}")
+
+    def budget(self, seconds: float) -> int:
+        """Tokens allowed for `seconds` of audio."""
+        return self.max_new_tokens if self.max_new_tokens is not None else token_budget(seconds)
