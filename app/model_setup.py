@@ -28,7 +28,9 @@ def hub_cache() -> str:
 
 
 def converted_folder(repo_id: str, cache: Path = CONVERTED_CACHE) -> Path:
-    return cache / (repo_id.strip("/").replace("/", "--") + "-4bit-enc8")
+    from mlx_qwen3asr.convert import Recipe
+
+    return cache / f"{repo_id.strip('/').replace('/', '--')}-{Recipe().name}"
 
 
 def converted_model(source: str, target: Path, say: Say, progress: Optional[Progress] = None) -> Path:

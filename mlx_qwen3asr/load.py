@@ -15,21 +15,13 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
+from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
 
-# transformers-native "-hf" checkpoints name the same tensors differently.
-HF_LAYOUT_RENAMES = (
-    ("model.language_model.", "thinker.model."),
-    ("model.audio_tower.", "thinker.audio_tower."),
-    ("model.multi_modal_projector.linear_1.", "thinker.audio_tower.proj1."),
-    ("model.multi_modal_projector.linear_2.", "thinker.audio_tower.proj2."),
-    ("lm_head.", "thinker.lm_head."),
-)
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"  # what the CLI, the converter and the app load unless told
 DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}
-MODEL_FILE_PATTERNS = ["*.json", "*.safetensors", "merges.txt", "vocab.json", "*.txt"]
 
 
 def default_dtype() -> mx.Dtype:
@@ -52,7 +44,7 @@ def _download(repo_id: str) -> Path:
     from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
     try:
-        return Path(snapshot_download(repo_id, allow_patterns=MODEL_FILE_PATTERNS))
+        return Path(snapshot_download(repo_id, allow_patterns=list(DOWNLOAD_PATTERNS)))
     except RepositoryNotFoundError as e:
         raise FileNotFoundError(
             f"'{repo_id}' is neither a local folder nor a model on the Hugging Face hub. "
@@ -103,14 +95,7 @@ def load_weights(folder: Path) -> dict[str, mx.array]:
 
 def to_official_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
     """Rename "-hf" layout tensors to the official ones; official names pass through."""
-    renamed = {}
-    for name, value in weights.items():
-        for old, new in HF_LAYOUT_RENAMES:
-            if name.startswith(old):
-                name = new + name[len(old) :]
-                break
-        renamed[name] = value
-    return renamed
+    return {official_name(name): value for name, value in weights.items()}
 
 
 def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str, mx.array]) -> None:
@@ -155,14 +140,21 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
         raise ValueError("Checkpoint does not match its config.json: " + "; ".join(problems))
 
 
-def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> Qwen3ASR:
-    """config.json + official-name weights -> model with weights checked and cast to dtype."""
+def checked_skeleton(config: dict, weights: dict[str, mx.array]) -> tuple[Qwen3ASR, dict[str, mx.array]]:
+    """config.json + official-name weights -> a model skeleton (quantized as the config says) and its
+    sanitized weights, checked against each other. Nothing is evaluated: both stay lazy."""
     args = ModelArgs.from_dict(config)
     model = Qwen3ASR(args)
     weights = model.sanitize(weights)
     if args.quantization:
         quantize_like_config(model, args.quantization, weights)
     check_weights(model, weights)
+    return model, weights
+
+
+def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> Qwen3ASR:
+    """config.json + official-name weights -> model with weights checked and cast to dtype."""
+    model, weights = checked_skeleton(config, weights)
     weights = {k: v.astype(dtype) if mx.issubdtype(v.dtype, mx.floating) else v for k, v in weights.items()}
     model.load_weights(list(weights.items()))
     mx.eval(model.parameters())

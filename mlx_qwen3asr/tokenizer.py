@@ -17,6 +17,8 @@ from typing import Optional, Union
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors
 from tokenizers import Tokenizer as _BackendTokenizer
 
+from .layout import TOKENIZER_FILES
+
 # The official list, in the official order.
 SUPPORTED_LANGUAGES = (
     "Chinese", "English", "Cantonese", "Arabic", "German", "French", "Spanish", "Portuguese",
@@ -40,7 +42,6 @@ _SPLIT_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
     r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
-_REQUIRED_FILES = ("vocab.json", "merges.txt", "tokenizer_config.json")
 
 
 def normalize_language(name: Optional[str]) -> Optional[str]:
@@ -124,12 +125,12 @@ class Tokenizer:
         a tokenizer.json there, if any, is used instead of vocab.json + merges.txt."""
         folder = Path(path)
         has_json = (folder / "tokenizer.json").is_file()
-        needed = ("tokenizer_config.json",) if has_json else _REQUIRED_FILES
+        needed = ("tokenizer_config.json",) if has_json else TOKENIZER_FILES
         missing = [name for name in needed if not (folder / name).is_file()]
         if missing:
             raise FileNotFoundError(
                 f"{folder} lacks {', '.join(missing)}: pass the folder of a Qwen3-ASR checkpoint "
-                f"(it holds {', '.join(_REQUIRED_FILES)} next to the weights)."
+                f"(it holds {', '.join(TOKENIZER_FILES)} next to the weights)."
             )
         config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
         return cls(_build_backend(folder, config), config)

@@ -11,11 +11,11 @@
          <v>_prompt_ids, <v>_last_logits_ids + <v>_last_logits (top 512 + every 256th of the vocab),
          <v>_tokens (greedy, <= 24, EOS kept), <v>_text
 
-testing/random_checkpoint.py is loaded by file path so that this script needs neither mlx nor the package.
+The reference environment also has this package installed (`pip install --no-deps -e .` plus mlx[cpu]),
+for its random-checkpoint writer (mlx_qwen3asr.testing).
 """
 
 import argparse
-import importlib.util
 import subprocess
 import sys
 import tempfile
@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import soundfile
 import torch
+
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 AUDIO_DIR = ROOT / "tests/fixtures/audio"
@@ -51,12 +53,6 @@ VARIANTS = {  # name -> (context, forced language)
 }
 
 
-def load_random_checkpoint_module() -> types.ModuleType:
-    path = ROOT / "mlx_qwen3asr/testing/random_checkpoint.py"
-    spec = importlib.util.spec_from_file_location("random_checkpoint", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def import_qwen_asr() -> types.ModuleType:
@@ -240,10 +236,9 @@ def main() -> None:
     args = parser.parse_args()
     torch.manual_seed(0)
     clips = ensure_audio(args.regen_audio)
-    rc = load_random_checkpoint_module()
     GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        asr = load_official(rc.write_random_checkpoint(Path(tmp) / "tiny", rc.tiny_config(), seed=0))
+        asr = load_official(write_random_checkpoint(Path(tmp) / "tiny", tiny_config(), seed=0))
         for name, wave in clips.items():
             diff = check_windowing(asr.model, prompt_inputs(asr, wave, "", None))
             arrays, gaps = clip_goldens(asr, wave)

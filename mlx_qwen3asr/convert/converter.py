@@ -34,8 +34,9 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from ..model.config import ModelArgs
-from ..load import DTYPES, check_weights, load_weights, read_config, resolve_model_path, weight_files
+from ..load import DTYPES, checked_skeleton, load_weights, read_config, resolve_model_path, weight_files
 from ..model.model import Qwen3ASR
+from ..layout import SIDE_FILES
 from .writer import ShardWriter, staging_folder
 
 FLOAT = 16  # `bits` value meaning "leave these layers in float"
@@ -44,15 +45,6 @@ GROUP_SIZES = (32, 64, 128)
 MAX_SHARD_BYTES = 2_000_000_000
 STEM_PREFIX = "audio_tower.conv"  # conv2d1, conv2d2, conv2d3 and conv_out stay float
 MODEL_TYPE = "qwen3_asr"
-SIDE_FILES = (
-    "vocab.json",
-    "merges.txt",
-    "tokenizer_config.json",
-    "tokenizer.json",
-    "chat_template.json",
-    "generation_config.json",
-    "preprocessor_config.json",
-)
 # progress(stage, bytes_done_now, stage_total_bytes): stage is "read", "quantize" or "write".
 Progress = Callable[[str, int, int], None]
 
@@ -65,6 +57,12 @@ class Recipe:
     encoder_bits: int = 8
     group_size: int = 64
     dtype: str = "float16"
+
+    @property
+    def name(self) -> str:
+        """Short name for folders and messages: "4bit-enc8" for the default recipe."""
+        bits = lambda b: "float" if b == FLOAT else f"{b}bit"  # noqa: E731
+        return f"{bits(self.bits)}-enc{bits(self.encoder_bits).removesuffix('bit')}"
 
     def check(self, allow_4bit_encoder: bool = False) -> None:
         for name, value in (("bits", self.bits), ("encoder_bits", self.encoder_bits)):
@@ -160,9 +158,8 @@ def convert(
     out_dir = Path(out_dir).expanduser()
     _check_target(folder, out_dir, force)
     config = source_config(folder)
-    model = Qwen3ASR(ModelArgs.from_dict(config))  # a lazy skeleton: its parameters are never evaluated
-    weights = model.sanitize(load_weights(folder))  # lazy too: each tensor is read when evaluated
-    check_weights(model, weights)
+    # A lazy skeleton whose parameters are never evaluated; each weight is read when evaluated.
+    model, weights = checked_skeleton(config, load_weights(folder))
     plan = quantization_plan(model, recipe)
     planned = _planned_bytes(weights, plan, recipe.dtype)
     sizes = {"read": sum(v.nbytes for v in weights.values()), "quantize": planned, "write": planned}

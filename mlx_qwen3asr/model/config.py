@@ -11,6 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 
+def conv_stem_length(n: int) -> int:
+    """Length of a dimension after the conv stem's three 3x3, stride-2, padding-1 convolutions:
+    ceil(ceil(ceil(n / 2) / 2) / 2). 100 mel frames -> 13 tokens; 128 mel bins -> 16."""
+    for _ in range(3):
+        n = (n - 1) // 2 + 1
+    return n
+
+
 @dataclass
 class BaseArgs:
     @classmethod
@@ -40,16 +48,18 @@ class AudioArgs(BaseArgs):
 
     @property
     def tokens_per_chunk(self) -> int:
-        """Tokens a full chunk yields after three stride-2 convs: ceil(ceil(ceil(100/2)/2)/2) = 13."""
-        n = self.chunk_frames
-        for _ in range(3):
-            n = (n - 1) // 2 + 1
-        return n
+        """Tokens a full chunk yields after the conv stem: 13 for 100 frames."""
+        return conv_stem_length(self.chunk_frames)
+
+    @property
+    def window_frames(self) -> int:
+        """Mel frames per encoder attention window: 100 * (800 // 100) = 800 for the real checkpoints."""
+        return self.chunk_frames * (self.n_window_infer // self.chunk_frames)
 
     @property
     def attention_window(self) -> int:
         """Tokens per encoder attention window: 13 * (800 // 100) = 104 for the real checkpoints."""
-        return self.tokens_per_chunk * (self.n_window_infer // self.chunk_frames)
+        return self.tokens_per_chunk * (self.window_frames // self.chunk_frames)
 
 
 @dataclass

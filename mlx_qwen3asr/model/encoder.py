@@ -21,7 +21,7 @@ import numpy as np
 
 from .activations import gelu
 from .attention import attention
-from .config import AudioArgs
+from .config import AudioArgs, conv_stem_length
 
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
@@ -32,10 +32,7 @@ STEM_BATCH_CHUNKS = 25
 
 def n_audio_tokens(n_frames: int, chunk_frames: int = 100, tokens_per_chunk: int = 13) -> int:
     """The official output-length formula: 13 tokens per full chunk, plus the partial chunk's."""
-    tail = n_frames % chunk_frames
-    for _ in range(3):
-        tail = (tail - 1) // 2 + 1
-    return tail + (n_frames // chunk_frames) * tokens_per_chunk
+    return conv_stem_length(n_frames % chunk_frames) + (n_frames // chunk_frames) * tokens_per_chunk
 
 
 def sinusoids(length: int, channels: int, max_timescale: float = 10000.0) -> mx.array:
@@ -100,7 +97,7 @@ class AudioEncoder(nn.Module):
         self.conv2d1 = nn.Conv2d(1, channels, 3, stride=2, padding=1)
         self.conv2d2 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
         self.conv2d3 = nn.Conv2d(channels, channels, 3, stride=2, padding=1)
-        mel_after_stem = ((((args.num_mel_bins + 1) // 2 + 1) // 2) + 1) // 2
+        mel_after_stem = conv_stem_length(args.num_mel_bins)
         self.conv_out = nn.Linear(channels * mel_after_stem, args.d_model, bias=False)
         self.layers = [AudioEncoderLayer(args) for _ in range(args.encoder_layers)]
         self.ln_post = nn.LayerNorm(args.d_model)

@@ -7,7 +7,8 @@
 Module names are the checkpoint names with the `thinker.` prefix removed, so loading is a rename.
 """
 
-from typing import Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -19,6 +20,9 @@ from .config import ModelArgs
 from .decoder import TextModel
 from .encoder import AudioEncoder
 
+if TYPE_CHECKING:
+    from ..tokenizer import Tokenizer
+
 
 class Qwen3ASR(nn.Module):
     def __init__(self, args: ModelArgs):
@@ -28,6 +32,8 @@ class Qwen3ASR(nn.Module):
         self.model = TextModel(args.text)
         if not args.text.tie_word_embeddings:
             self.lm_head = nn.Linear(args.text.hidden_size, args.text.vocab_size, bias=False)
+        self.tokenizer: Optional["Tokenizer"] = None  # set by load(): the checkpoint's tokenizer
+        self.path: Optional[Path] = None  # set by load(): the folder the weights came from
 
     @property
     def dtype(self) -> mx.Dtype:

@@ -69,7 +69,7 @@ class EncoderCache:
     def __init__(self, model: Qwen3ASR):
         self.model = model
         args = model.audio_tower.args
-        self.window_frames = args.chunk_frames * (args.attention_window // args.tokens_per_chunk)
+        self.window_frames = args.window_frames
         self.window_tokens = args.attention_window
         self.windows: list[_CachedWindow] = []
         self.rebuilds = 0  # windows re-encoded because the clamp floor moved (for benchmarks)
