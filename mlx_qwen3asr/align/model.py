@@ -1,0 +1,121 @@
+"""Qwen3-ForcedAligner: the ASR network with a classifier head, one forward, no generation.
+
+    mel [frames, 128] -> audio_tower (windowed, or full attention like the official wrapper)
+                                                                   -> audio features [n_audio, hidden]
+    prompt ids [L]: <|audio_start|> n_audio x <|audio_pad|> <|audio_end|> (unit <timestamp> <timestamp>)...
+    -> embed + splice (as in Qwen3ASR) -> causal Qwen3 decoder -> hidden [L, hidden]
+    -> hidden at the <timestamp> positions [2 x units] -> lm_head [classify_num = 5000] -> argmax classes
+    (class x timestamp_segment_time = 80 ms; repair.py makes the times monotonic)
+
+What differs from the ASR checkpoint is all in config.json: `thinker_config.classify_num` (the head is an
+untied [classify_num, hidden] `lm_head`, not the vocabulary), `timestamp_token_id`, `timestamp_segment_time`,
+and the sizes (the 1.7B ASR encoder's shape with the 0.6B decoder's).
+
+Encoder attention: the model was trained with attention inside windows of 104 tokens (8 s), as our ASR
+encoder does. The official wrapper on CPU (sdpa/eager) calls the encoder layers without a mask, so every
+audio token attends to all others; the two differ on clips longer than 8 s. `full_attention=True`
+reproduces the official wrapper.
+"""
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from ..load import DTYPES, check_weights, default_dtype, load_weights, read_config, resolve_model_path
+from ..model.activations import gelu
+from ..model.config import ModelArgs
+from ..model.decoder import TextModel
+from ..model.encoder import AudioEncoder
+from ..model.model import Qwen3ASR
+
+
+@dataclasses.dataclass
+class AlignerArgs(ModelArgs):
+    classify_num: int = 5000
+    timestamp_token_id: int = 151705
+    timestamp_segment_time: float = 80.0  # ms per class
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any]) -> "AlignerArgs":
+        thinker = config.get("thinker_config", config)
+        if "classify_num" not in thinker:
+            raise ValueError(
+                "config.json has no classify_num: this is not a Qwen3-ForcedAligner checkpoint "
+                "(use mq.load for Qwen3-ASR models)"
+            )
+        base = ModelArgs.from_dict(config)
+        return cls(
+            **{f.name: getattr(base, f.name) for f in dataclasses.fields(ModelArgs)},
+            classify_num=thinker["classify_num"],
+            timestamp_token_id=config.get("timestamp_token_id", cls.timestamp_token_id),
+            timestamp_segment_time=float(config.get("timestamp_segment_time", cls.timestamp_segment_time)),
+        )
+
+
+def prompt_ids(unit_ids: list[list[int]], n_audio_tokens: int, args: AlignerArgs) -> list[int]:
+    """The official prompt, no chat template: the audio block, then each unit's token ids followed by
+    two <timestamp> tokens (its start and end). With no unit the official text still ends in one pair."""
+    ids = [args.audio_start_token_id, *[args.audio_token_id] * n_audio_tokens, args.audio_end_token_id]
+    pair = [args.timestamp_token_id] * 2
+    for unit in unit_ids:
+        ids += [*unit, *pair]
+    return ids if unit_ids else ids + pair
+
+
+class ForcedAligner(Qwen3ASR):
+    """Qwen3ASR's encoder, decoder, audio splice and `sanitize`, with a head of classify_num rows."""
+
+    def __init__(self, args: AlignerArgs, full_attention: bool = False):
+        nn.Module.__init__(self)  # not Qwen3ASR.__init__: its untied head would have vocab_size rows
+        self.args = args
+        self.full_attention = full_attention
+        self.audio_tower = AudioEncoder(args.audio)
+        self.model = TextModel(args.text)
+        self.lm_head = nn.Linear(args.text.hidden_size, args.classify_num, bias=False)
+
+    def encode(self, mel: mx.array) -> mx.array:
+        """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]."""
+        if not self.full_attention:
+            return self.audio_tower(mel)
+        tower = self.audio_tower
+        x = tower.embed_chunks(mel.astype(tower.conv_out.weight.dtype))
+        for layer in tower.layers:
+            x = layer(x, x.shape[0])  # one window holding every token
+        return tower.proj2(gelu(tower.proj1(tower.ln_post(x))))
+
+    def timestamp_logits(self, prompt_ids: mx.array, audio_features: mx.array) -> mx.array:
+        """Prompt ids [L] + audio features -> class logits at each <timestamp> position [2 x units, classes].
+
+        The logits AT a <timestamp> token are used (not those predicting the next token); the decoder is
+        causal, so a unit's times see the audio and the text up to that unit only.
+        """
+        hidden = self.model(self.embed(prompt_ids, audio_features))[0]
+        positions = np.flatnonzero(np.array(prompt_ids) == self.args.timestamp_token_id)
+        return self.lm_head(hidden[mx.array(positions)])
+
+    def timestamp_classes(self, prompt_ids: mx.array, audio_features: mx.array) -> list[int]:
+        """The argmax class at each <timestamp> position (start, end, start, end, ...)."""
+        return mx.argmax(self.timestamp_logits(prompt_ids, audio_features), axis=-1).tolist()
+
+
+def load_aligner(
+    path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None, full_attention: bool = False
+) -> ForcedAligner:
+    """A Qwen3-ForcedAligner folder (official layout) or hub id -> ForcedAligner, weights checked."""
+    if isinstance(dtype, str):
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
+        dtype = DTYPES[dtype]
+    folder = resolve_model_path(path_or_repo)
+    model = ForcedAligner(AlignerArgs.from_dict(read_config(folder)), full_attention)
+    weights = model.sanitize(load_weights(folder))
+    check_weights(model, weights)
+    dtype = dtype or default_dtype()
+    model.load_weights([(k, v.astype(dtype)) for k, v in weights.items()])
+    mx.eval(model.parameters())
+    model.path = folder
+    return model
