@@ -1,7 +1,7 @@
 """The ASGI application: routes + the two gates every request passes first.
 
     request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", except /health)
-            -> UploadLimit (HTTP bodies over --max-upload-mb: 413 before or while reading)
+            -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading)
             -> routes (routes.py, live.py); APIError / HTTPException -> OpenAI error JSON
 """
 
@@ -40,6 +40,12 @@ class BearerAuth:
 
 
 class UploadLimit:
+    """HTTP bodies over max_bytes get 413. The rest of such a body (up to DRAIN_FACTOR x the limit) is
+    read and discarded first: a client still sending when the answer comes sees a broken pipe, not
+    the 413."""
+
+    DRAIN_FACTOR = 4
+
     def __init__(self, app: ASGIApp, max_bytes: int):
         self.app, self.max_bytes = app, max_bytes
 
@@ -47,11 +53,19 @@ class UploadLimit:
         return APIError(413, f"The upload is larger than the server's limit of {self.max_bytes / 1e6:g} MB "
                              "(--max-upload-mb)", param="file", code="file_too_large")  # fmt: skip
 
+    async def _drain(self, receive: Receive, received: int) -> None:
+        more = True
+        while more and received <= self.DRAIN_FACTOR * self.max_bytes:
+            message = await receive()
+            received += len(message.get("body", b""))
+            more = message.get("more_body", False) and message["type"] == "http.request"
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         declared = Headers(scope=scope).get("content-length")
         if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._drain(receive, 0)
             return await self._too_large().response()(scope, receive, send)
         received = 0
 
@@ -60,6 +74,8 @@ class UploadLimit:
             message = await receive()
             received += len(message.get("body", b""))
             if received > self.max_bytes:
+                if message.get("more_body", False):
+                    await self._drain(receive, received)
                 raise self._too_large()
             return message
 
