@@ -64,8 +64,8 @@ class LiveSession:
         await self.ws.send_json({"type": "session.created", "sample_rate": mq.SAMPLE_RATE,
                                  "encoding": self.options.encoding, "language": self.options.language})
         language, prompt, options = self.options.language, self.options.prompt, self.stream_options
-        self.stream = await self._on_worker(lambda m: mq.StreamingTranscriber(m, language, prompt, options=options))
-        pump, receiver = asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._receive())
+        create = self._on_worker(lambda m: mq.StreamingTranscriber(m, language, prompt, options=options))
+        pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)
             if pump.done() and pump.exception() is not None:  # a failed model step: say so, end the session
@@ -118,7 +118,8 @@ class LiveSession:
         return APIError(400, f'Unknown message {text[:80]!r}: send binary audio frames or {{"type": "finish"}}',
                         param="type")
 
-    async def _pump(self) -> None:
+    async def _pump(self, create) -> None:
+        self.stream = await create
         while True:
             await self.wake.wait()
             self.wake.clear()
