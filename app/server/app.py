@@ -15,7 +15,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .errors import APIError, api_error, http_error
+from .errors import APIError, api_error, http_error, server_error
 from .live import POLICY, live_endpoint
 from .routes import ServerState, health, models, transcriptions
 
@@ -92,7 +92,7 @@ def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_byte
     app = Starlette(
         routes=routes,
         middleware=[Middleware(BearerAuth, api_key=api_key), Middleware(UploadLimit, max_bytes=max_upload_bytes)],
-        exception_handlers={APIError: api_error, HTTPException: http_error},
+        exception_handlers={APIError: api_error, HTTPException: http_error, Exception: server_error},
     )
     app.state.server = state
     return app

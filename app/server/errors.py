@@ -4,7 +4,7 @@
     -> 400 {"error": {"message": ..., "type": "invalid_request_error", "param": "language", "code": null}}
 
 Starlette's own HTTP errors (unknown route 404, wrong method 405, bad multipart 400) get the same
-shape through `http_error`.
+shape through `http_error`, and any other exception a 500 through `server_error`.
 """
 
 from typing import Optional
@@ -47,3 +47,12 @@ async def api_error(request: Request, error: APIError) -> JSONResponse:
 
 async def http_error(request: Request, error: HTTPException) -> JSONResponse:
     return APIError(error.status_code, str(error.detail), headers=error.headers).response()
+
+
+def server_failure(error: Exception) -> APIError:
+    return APIError(500, f"Internal error: {type(error).__name__}: {error}", code="server_error")
+
+
+async def server_error(request: Request, error: Exception) -> JSONResponse:
+    """A bug or a failed model call: the client gets the cause; Starlette then logs the traceback."""
+    return server_failure(error).response()

@@ -14,8 +14,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 import mlx_qwen3asr as mq
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
-from .errors import APIError
-from .responses import render, text_delta, text_done
+from .errors import APIError, server_failure
+from .responses import render, sse, text_delta, text_done
 from .transcription import FileJob, joined, stream_pieces
 from .uploads import decode_audio, read_request
 from .worker import Busy, ModelWorker
@@ -73,6 +73,8 @@ async def _events(request: Request, futures: list, offsets: list[float], duratio
         yield text_done(text)
     except ClientGone:
         return
+    except Exception as e:  # noqa: BLE001 - a failed decode ends the stream with an error event
+        yield sse({"type": "error", **server_failure(e).body()})
     finally:
         watch.close()
         cancel_all(futures)  # no-op for the finished ones

@@ -57,8 +57,8 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
                             f"{', '.join(RESPONSE_FORMATS)}", param="response_format")  # fmt: skip
     words = "word" in _granularities(form)
     if words and not has_aligner:
-        raise APIError(400, "Word timestamps need a forced aligner: start the server with --aligner",
-                       param="timestamp_granularities")
+        raise APIError(400, "Word timestamps need a forced aligner, which this server does not have yet "
+                            "(a later --aligner option): ask for segment timestamps", param="timestamp_granularities")
     _check_temperature(_text(form, "temperature"))
     return TranscriptionRequest(
         audio=await upload.read(),

@@ -27,6 +27,7 @@ import mlx_qwen3asr as mq
 from .transcription import FileJob, transcribe_many
 
 T = TypeVar("T")
+COUNTS = ("decoded", "batches", "dropped", "failed", "live_steps", "dropped_live_steps")  # in /health
 log = logging.getLogger("mlx_qwen3asr.server")
 
 
@@ -57,7 +58,7 @@ class ModelWorker:
         self._live: collections.deque[tuple[Callable, Future]] = collections.deque()
         self._open_requests, self._stopping = 0, False
         self._seconds_per_job = 1.0  # running average, for Retry-After
-        self.counts = collections.Counter()  # decoded, dropped, batches, live_steps, failed
+        self.counts = collections.Counter(dict.fromkeys(COUNTS, 0))
         self.model: Optional[mq.Qwen3ASR] = None
         self._thread = threading.Thread(target=self._run, name="model-worker", daemon=True)
         self._ready: Future = Future()

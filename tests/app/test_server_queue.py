@@ -131,3 +131,23 @@ def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
 def test_binding_a_network_address_without_an_api_key_is_refused(capsys):
     assert main(["--host", "0.0.0.0", "--model", str(Path("unused"))]) == 2
     assert "--api-key" in capsys.readouterr().err
+
+
+def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works():
+    calls = []
+
+    def fails_once(model, jobs, max_new_tokens=None):
+        calls.append(len(jobs))
+        if len(calls) == 1:
+            raise RuntimeError("out of memory")
+        return [mq.Transcription("fine", "English") for _ in jobs]
+
+    worker, state = serving(fails_once)
+    with server_in_thread(build_app(state)) as base:
+        status, _, body = post(base)
+        error = error_of(body)
+        assert (status, error["code"]) == (500, "server_error") and "out of memory" in error["message"], body
+        status, _, body = post(base)
+        assert (status, json.loads(body)) == (200, {"text": "fine"})
+        assert health(base)["failed"] == 1
+    worker.stop()
