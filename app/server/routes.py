@@ -89,4 +89,4 @@ async def models(request: Request) -> JSONResponse:
 async def health(request: Request) -> JSONResponse:
     state: ServerState = request.app.state.server
     return JSONResponse({"status": "ok", "model": state.model_id, "uptime_seconds": round(time.time() - state.started, 1),
-                         **state.worker.stats()})  # fmt: skip
+                         "live_sessions": state.live_sessions, **state.worker.stats()})  # fmt: skip

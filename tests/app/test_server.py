@@ -2,6 +2,7 @@
 driven by the real `openai` client and a real WebSocket client; answers must equal the library's."""
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -175,3 +176,15 @@ def test_live_session_takes_float32_frames_and_reports_bad_ones(server, listenin
     errors = [e["error"] for e in events if e["type"] == "error"]
     assert [e["param"] for e in errors] == ["audio"], f"the bad frame is reported once: {errors}"
     assert events[-1]["text"] == reference.committed, "the session went on after the bad frame"
+
+
+def test_a_live_client_that_disconnects_mid_session_is_dropped(server, long_pcm):
+    with connect(f"{server.replace('http', 'ws')}/v1/audio/live", open_timeout=30) as ws:
+        ws.recv(timeout=30)
+        ws.send(long_pcm[: 5 * 16000].tobytes())  # steps queued; the client leaves without finishing
+        health = json.loads(request(f"{server}/health")[2])
+        assert health["live_sessions"] == 1, health
+    end = time.monotonic() + 10
+    while json.loads(request(f"{server}/health")[2])["live_sessions"] != 0:
+        assert time.monotonic() < end, "the session outlived its client"
+        time.sleep(0.05)
