@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from openai import OpenAI
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
@@ -188,3 +189,13 @@ def test_a_live_client_that_disconnects_mid_session_is_dropped(server, long_pcm)
     while json.loads(request(f"{server}/health")[2])["live_sessions"] != 0:
         assert time.monotonic() < end, "the session outlived its client"
         time.sleep(0.05)
+
+
+def test_a_live_session_with_an_unknown_language_is_refused_with_the_reason(server):
+    with connect(f"{server.replace('http', 'ws')}/v1/audio/live?language=klingon", open_timeout=30) as ws:
+        event = json.loads(ws.recv(timeout=30))
+        assert (event["type"], event["error"]["param"]) == ("error", "language"), event
+        assert "klingon" in event["error"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=30)
+    assert closed.value.rcvd.code == 1008, "closed as a policy violation"
