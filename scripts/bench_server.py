@@ -37,7 +37,7 @@ from openai import OpenAI
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEECH = ROOT / "tests" / "fixtures" / "audio" / "long.wav"

@@ -183,6 +183,6 @@ async def live_endpoint(websocket: WebSocket) -> None:
         return
     state.live_sessions += 1
     try:
-        await LiveSession(websocket, state.worker, options, state.worker.max_new_tokens).run()
+        await LiveSession(websocket, state.worker, options, state.max_new_tokens).run()
     finally:
         state.live_sessions -= 1

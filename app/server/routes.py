@@ -6,6 +6,7 @@
 
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -27,6 +28,7 @@ class ServerState:
     model_id: str  # what /v1/models lists
     has_aligner: bool = False
     started: float = 0.0  # time.time() when the model was ready
+    max_new_tokens: Optional[int] = None  # cap per decoded chunk, files and live (random test models)
     max_live_sessions: int = 8
     live_sessions: int = 0  # open WebSocket sessions (changed on the event loop only)
 
@@ -36,12 +38,13 @@ async def transcriptions(request: Request) -> Response:
     fields = await read_request(request, state.has_aligner)
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
     duration = len(wave) / mq.SAMPLE_RATE
+    options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens)
     if fields.stream:
         pieces = stream_pieces(wave)
-        futures = _submit(state.worker, [FileJob(p, fields.language, fields.prompt) for _, p in pieces])
+        futures = _submit(state.worker, [FileJob(piece, options) for _, piece in pieces])
         offsets = [offset for offset, _ in pieces]
         return StreamingResponse(_events(request, futures, offsets, duration), media_type="text/event-stream")
-    futures = _submit(state.worker, [FileJob(wave, fields.language, fields.prompt)])
+    futures = _submit(state.worker, [FileJob(wave, options)])
     watch = DisconnectWatch(request)
     try:
         result = await watch.result(futures[0])

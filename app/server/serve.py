@@ -16,8 +16,8 @@ from typing import Optional
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.cli import DEFAULT_MODEL, releases_mlx_streams
-from mlx_qwen3asr.load import DTYPES
+from mlx_qwen3asr.lifecycle import releases_mlx_streams
+from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 WARMUP_TOKENS = 4
@@ -48,6 +48,8 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
         return f"binding {args.host} exposes the server to the network: set --api-key (or $MLX_QWEN3ASR_API_KEY)"
     if args.batch_size < 1 or args.max_queue < 1 or args.max_live_sessions < 0 or args.max_upload_mb <= 0:
         return "--batch-size and --max-queue must be at least 1, --max-upload-mb above 0"
+    if args.max_new_tokens is not None and args.max_new_tokens < 1:
+        return "--max-new-tokens must be at least 1"
     return None
 
 
@@ -79,7 +81,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     started = time.perf_counter()
     worker = ModelWorker(lambda: load_and_warm(args.model, args.dtype), batch_size=args.batch_size,
-                         max_queue=args.max_queue, max_new_tokens=args.max_new_tokens)
+                         max_queue=args.max_queue)
     try:
         worker.start()
     except (FileNotFoundError, ValueError, OSError) as e:
@@ -87,7 +89,8 @@ def main(argv=None) -> int:
         return 1
     print(f"model {args.model} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
-    state = ServerState(worker, model_id, started=time.time(), max_live_sessions=args.max_live_sessions)
+    state = ServerState(worker, model_id, started=time.time(), max_new_tokens=args.max_new_tokens,
+                        max_live_sessions=args.max_live_sessions)
     app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

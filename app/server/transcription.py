@@ -1,36 +1,32 @@
 """The server's model calls: a batch of file jobs -> transcriptions, and the pieces of a streamed file.
 
-    [FileJob(wave, language, context)] -> transcribe_many -> [Transcription]   (the ONE engine call)
+    [FileJob(wave, DecodeOptions)] -> transcribe_many -> [Transcription]   (the ONE engine call)
     wave -> stream_pieces -> [(offset seconds, piece <= 30 s)]  each piece one job, so a streamed
             file sends the text of each piece as soon as it is decoded (and shares the queue fairly)
     [Transcription of each piece] -> joined -> one Transcription with the segments in file time
 """
 
 from dataclasses import dataclass, replace
-from typing import Optional
-
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.transcribe import MIN_CHUNK_SECONDS, join_texts, merge_languages, split_audio
+from mlx_qwen3asr.audio.split import split_audio
+from mlx_qwen3asr.transcribe import MIN_CHUNK_SECONDS, join_texts, merge_languages
 
 
 @dataclass
 class FileJob:
     wave: np.ndarray  # 16 kHz mono float32, already checked by mq.prepare_audio
-    language: Optional[str] = None  # a library language name, None to detect
-    context: str = ""
+    options: mq.DecodeOptions = mq.DecodeOptions()  # language, context, max_new_tokens
 
 
-def transcribe_many(model: mq.Qwen3ASR, jobs: list[FileJob], max_new_tokens: Optional[int] = None
-                    ) -> list[mq.Transcription]:
+def transcribe_many(model: mq.Qwen3ASR, jobs: list[FileJob]) -> list[mq.Transcription]:
     """Decode jobs together where the engine allows. Batching is one line away: when
     mq.transcribe_batch lands (issue 11), the loop below becomes
-        mq.transcribe_batch([j.wave for j in jobs], model, language=[j.language for j in jobs],
-                            context=[j.context for j in jobs], batch_size=len(jobs))
+        mq.transcribe_batch([j.wave for j in jobs], model, language=[j.options.language for j in jobs],
+                            context=[j.options.context for j in jobs], batch_size=len(jobs))
     """
-    return [mq.transcribe(j.wave, model, language=j.language, context=j.context,
-                          max_new_tokens=max_new_tokens) for j in jobs]  # fmt: skip
+    return [mq.transcribe(job.wave, model, options=job.options) for job in jobs]
 
 
 def stream_pieces(wave: np.ndarray, chunk_seconds: float = 30.0) -> list[tuple[float, np.ndarray]]:

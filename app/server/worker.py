@@ -46,12 +46,11 @@ class ModelWorker:
         *,
         batch_size: int = 4,
         max_queue: int = 64,
-        max_new_tokens: Optional[int] = None,
         transcribe: Callable[..., list[mq.Transcription]] = transcribe_many,
     ):
         """load: makes (and warms) the model on the worker thread. max_queue: requests admitted and
         not yet answered; more get Busy. transcribe: the batch engine call (a test seam)."""
-        self.batch_size, self.max_queue, self.max_new_tokens = batch_size, max_queue, max_new_tokens
+        self.batch_size, self.max_queue = batch_size, max_queue
         self._load, self._transcribe = load, transcribe
         self._wake = threading.Condition()
         self._files: collections.deque[tuple[FileJob, Future]] = collections.deque()
@@ -160,7 +159,7 @@ class ModelWorker:
     def _run_batch(self, batch: list[tuple[FileJob, Future]]) -> None:
         start = time.perf_counter()
         try:
-            results = self._transcribe(self.model, [job for job, _ in batch], self.max_new_tokens)
+            results = self._transcribe(self.model, [job for job, _ in batch])
         except Exception as e:  # noqa: BLE001 - not swallowed: every request in the batch gets it
             log.exception("transcription failed")
             self._count("failed", len(batch))

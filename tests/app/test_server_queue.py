@@ -29,7 +29,7 @@ class HeldEngine:
     def __init__(self, order: list):
         self.order, self.entered, self.release = order, threading.Event(), threading.Event()
 
-    def __call__(self, model, jobs: list[FileJob], max_new_tokens=None) -> list[mq.Transcription]:
+    def __call__(self, model, jobs: list[FileJob]) -> list[mq.Transcription]:
         self.order.append(f"files x{len(jobs)}")
         self.entered.set()
         assert self.release.wait(20), "the test never released the engine"
@@ -136,7 +136,7 @@ def test_binding_a_network_address_without_an_api_key_is_refused(capsys):
 def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works():
     calls = []
 
-    def fails_once(model, jobs, max_new_tokens=None):
+    def fails_once(model, jobs):
         calls.append(len(jobs))
         if len(calls) == 1:
             raise RuntimeError("out of memory")
