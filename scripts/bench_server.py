@@ -19,16 +19,17 @@ On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0
 """
 
 import argparse
+import io
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+import wave
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -59,9 +60,6 @@ def clips(count: int, low: float, high: float) -> list[np.ndarray]:
 
 
 def wav(pcm: np.ndarray) -> bytes:
-    import io
-    import wave
-
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as f:
         f.setnchannels(1), f.setsampwidth(2), f.setframerate(RATE)
