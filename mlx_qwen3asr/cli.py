@@ -1,4 +1,5 @@
-"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`.
+"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`,
+and `mlx-qwen3asr serve ...` (the local server, see app/server).
 
 Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR.
 """
@@ -25,8 +26,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def serve(argv: list[str]) -> int:
+    """`mlx-qwen3asr serve ...`: the server lives with the apps (it sits on top of the library)."""
+    try:
+        from mlx_qwen3asr_app.server import main as serve_main
+    except ImportError as e:
+        print(f"error: the server is not installed ({e}): pip install 'mlx-qwen3asr[server]'", file=sys.stderr)
+        return 1
+    return serve_main(argv)
+
+
 @releases_mlx_streams
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:
+        return serve(argv[1:])
     args = build_parser().parse_args(argv)
     missing = [f for f in args.files if not Path(f).is_file()]
     if missing:

@@ -68,3 +68,10 @@ def test_a_token_budget_below_one_is_refused_in_one_line(clip, tiny_checkpoint, 
     run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", tokens)
     assert run.returncode == 2 and "max_new_tokens must be a positive integer" in run.stderr, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_serve_is_a_subcommand_of_the_command_line():
+    run = _cli("serve", "--help")
+    assert run.returncode == 0 and "mlx-qwen3asr serve" in run.stdout and "--api-key" in run.stdout, run.stderr
+    refused = _cli("serve", "--host", "0.0.0.0", "--model", "/nonexistent")
+    assert refused.returncode == 2 and "--api-key" in refused.stderr, refused.stderr
