@@ -51,9 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 @releases_mlx_streams
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
+                  for f in args.files if not Path(f).is_file()]
+    if unreadable:
+        print(f"error: {'; '.join(unreadable)}", file=sys.stderr)
         return 2
     try:
         normalize_language(args.language)
@@ -76,12 +77,13 @@ def main(argv=None) -> int:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
             continue
-        output = formatter(result)
-        print(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
+        output = formatter(result)  # ends with exactly one newline (or is empty)
+        sys.stdout.write(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
+        sys.stdout.flush()
         if args.output_dir:
             out_dir = Path(args.output_dir)
             out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / f"{Path(file).stem}.{args.format}").write_text(output + "\n", encoding="utf-8")
+            (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
     return 1 if failures else 0
 
 

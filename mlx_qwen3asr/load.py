@@ -63,7 +63,7 @@ def _download(repo_id: str) -> Path:
         raise FileNotFoundError(
             f"Cannot get '{repo_id}': {why} and it is not in the local cache "
             f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}). Download it where there is a network "
-            "(huggingface-cli download ...) and pass the local folder path instead."
+            f"(hf download {repo_id} --local-dir FOLDER) and pass the local folder instead."
         ) from e
 
 

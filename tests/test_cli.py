@@ -39,6 +39,16 @@ def test_cli_prints_the_same_text_as_the_library_and_writes_json(tmp_path, clip,
     assert written["text"] == expected.text and written["segments"][0]["end"] == pytest.approx(1.5)
 
 
+def test_each_transcript_ends_with_exactly_one_newline_on_stdout_and_on_disk(tmp_path, clip, tiny_checkpoint, tiny_model):
+    expected = mq.transcribe(clip, tiny_model, max_new_tokens=5).text.strip()
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-o", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == expected + "\n", f"no blank line after the transcript: {run.stdout!r}"
+    assert (tmp_path / "clip.txt").read_text() == expected + "\n"
+    two = _cli(clip, clip, "--model", tiny_checkpoint, "--max-new-tokens", 5)
+    assert two.stdout == f"==> {clip} <==\n{expected}\n" * 2, two.stdout
+
+
 def test_cli_writes_subtitles_with_the_segment_times(tmp_path, clip, tiny_checkpoint):
     run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-f", "srt", "-o", tmp_path)
     assert run.returncode == 0, run.stderr
@@ -50,6 +60,8 @@ def test_cli_writes_subtitles_with_the_segment_times(tmp_path, clip, tiny_checkp
 def test_cli_errors_name_the_cause(tmp_path, clip, tiny_checkpoint):
     missing = _cli(tmp_path / "nope.wav", "--model", tiny_checkpoint)
     assert missing.returncode == 2 and "no such file" in missing.stderr
+    folder = _cli(tmp_path, "--model", tiny_checkpoint)
+    assert folder.returncode == 2 and f"{tmp_path} is a folder, not an audio file" in folder.stderr, folder.stderr
     language = _cli(clip, "--model", tiny_checkpoint, "--language", "Elvish")
     assert language.returncode == 2 and "Elvish" in language.stderr and "English" in language.stderr
     model = _cli(clip, "--model", tmp_path)

@@ -123,3 +123,5 @@ def test_an_uncached_hub_id_offline_says_how_to_use_a_local_folder(tmp_path):
     run = _load_in_subprocess("Qwen/Qwen3-ASR-0.6B", {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert run.returncode != 0, "loading an uncached model offline must fail"
     assert "HF_HUB_OFFLINE is set" in run.stderr and "local folder" in run.stderr, run.stderr[-800:]
+    assert "hf download Qwen/Qwen3-ASR-0.6B --local-dir" in run.stderr, "the command current huggingface_hub installs"
+    assert "huggingface-cli" not in run.stderr, "huggingface_hub 1.x no longer installs huggingface-cli"
