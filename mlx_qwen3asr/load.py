@@ -15,6 +15,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
+from .jsonfile import read_json
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
@@ -68,17 +69,22 @@ def _download(repo_id: str) -> Path:
 
 
 def read_config(folder: Path) -> dict:
+    """config.json of `folder`, checked: a missing key or a wrong type is named with its file."""
     config_file = folder / "config.json"
     if not config_file.exists():
         raise FileNotFoundError(f"No config.json in {folder}: not a Qwen3-ASR model folder")
-    with open(config_file) as f:
-        return json.load(f)
+    config = read_json(config_file)
+    try:
+        ModelArgs.from_dict(config)
+    except ValueError as e:
+        raise ValueError(f"{config_file}: {e}") from e
+    return config
 
 
 def weight_files(folder: Path) -> list[Path]:
     index = folder / "model.safetensors.index.json"
     if index.exists():
-        names = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        names = sorted(set(read_json(index)["weight_map"].values()))
         missing = [n for n in names if not (folder / n).exists()]
         if missing:
             raise FileNotFoundError(f"{index} lists shards that are missing: {', '.join(missing)}")

@@ -1,6 +1,7 @@
 """The command line, run for real in a subprocess on the tiny checkpoint."""
 
 import json
+import shutil
 import subprocess
 import sys
 import wave
@@ -66,3 +67,13 @@ def test_cli_errors_name_the_cause(tmp_path, clip, tiny_checkpoint):
     assert language.returncode == 2 and "Elvish" in language.stderr and "English" in language.stderr
     model = _cli(clip, "--model", tmp_path)
     assert model.returncode == 1 and "No config.json" in model.stderr
+
+
+def test_a_cut_off_vocabulary_is_one_line_naming_the_file(tmp_path, clip, tiny_checkpoint):
+    shutil.copytree(tiny_checkpoint, tmp_path / "m")
+    vocab = tmp_path / "m" / "vocab.json"
+    vocab.write_bytes(vocab.read_bytes()[:100_000])
+    run = _cli(clip, "--model", tmp_path / "m")
+    assert run.returncode == 1, run.stderr
+    assert run.stderr == f"error: cannot load model: {vocab} is cut off or corrupt " + run.stderr.split(" corrupt ", 1)[1]
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,6 +76,32 @@ def _edited_copy(tmp_path, source, edit) -> str:
 def test_a_checkpoint_that_does_not_match_its_config_names_the_tensors(tmp_path, tiny_checkpoint, edit, message):
     with pytest.raises(ValueError, match=message):
         mq.load(_edited_copy(tmp_path, tiny_checkpoint, edit))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c["text_config"].pop("hidden_size"), r"thinker_config\.text_config\.hidden_size is missing"),
+        (lambda c: c["audio_config"].update(encoder_layers="2"),
+         r"thinker_config\.audio_config\.encoder_layers must be an integer, got '2'"),
+        (lambda c: c["text_config"].update(rms_norm_eps=[1e-6]), r"thinker_config\.text_config\.rms_norm_eps must be a number"),
+        (lambda c: c["text_config"].update(tie_word_embeddings=1), r"thinker_config\.text_config\.tie_word_embeddings must be true or false"),
+        (lambda c: c.update(audio_token_id="151676"), r"thinker_config\.audio_token_id must be an integer"),
+    ],
+)
+def test_a_config_with_a_missing_key_or_a_wrong_type_names_file_key_and_fix(tmp_path, tiny_checkpoint, edit, message):
+    folder = _edited_copy(tmp_path, tiny_checkpoint, edit)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(folder / 'config.json'))}: {message}.*download the model again"):
+        mq.load(folder)
+
+
+def test_a_cut_off_config_is_named_with_the_fix(tmp_path, tiny_checkpoint):
+    folder = tmp_path / "cut"
+    shutil.copytree(tiny_checkpoint, folder)
+    config = folder / "config.json"
+    config.write_text(config.read_text()[:1000])
+    with pytest.raises(ValueError, match=f"^{re.escape(str(config))} is cut off or corrupt .*download the model again"):
+        mq.load(folder)
 
 
 def test_broken_folders_give_errors_that_say_what_to_do(tmp_path, tiny_checkpoint):

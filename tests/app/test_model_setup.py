@@ -1,6 +1,7 @@
 """Start-up model handling: a folder is used as is; a hub model is converted once and reused."""
 
 import json
+import shutil
 
 import mlx_qwen3asr as mq
 import pytest
@@ -24,6 +25,17 @@ def test_a_model_is_converted_once_and_the_conversion_is_reused(tiny_checkpoint,
 
 def test_converted_models_are_cached_per_hub_id(tmp_path):
     assert converted_folder("Qwen/Qwen3-ASR-0.6B", tmp_path) == tmp_path / "Qwen--Qwen3-ASR-0.6B-4bit-enc8"
+
+
+def test_a_cut_off_merges_file_is_one_clear_error_that_says_cannot_load_once(tiny_checkpoint, tmp_path):
+    shutil.copytree(tiny_checkpoint, tmp_path / "m")
+    merges = tmp_path / "m" / "merges.txt"
+    merges.write_bytes(merges.read_bytes()[: merges.stat().st_size // 2])
+    with pytest.raises(AppError) as error:
+        load_model(str(tmp_path / "m"), None, lambda _: None)
+    message = str(error.value)
+    assert message.startswith(f"Cannot load model {str(tmp_path / 'm')!r}: {merges} is cut off or corrupt"), message
+    assert message.lower().count("cannot load") == 1, message
 
 
 def test_a_missing_model_folder_is_a_clear_error(tmp_path):
