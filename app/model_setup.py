@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.load import slow_quantized_note
 
 from .errors import AppError
 
@@ -55,6 +56,10 @@ def load_model(name: str, dtype: Optional[str], say: Say, convert: bool = True,
         if convert and mx.default_device() != mx.cpu:
             path = converted_model(name, converted_folder(name), say, progress)
     try:
-        return mq.load(path, dtype=dtype)
+        model = mq.load(path, dtype=dtype)
     except (FileNotFoundError, ValueError) as e:
         raise AppError(f"Cannot load model {name!r}: {e}") from e
+    note = slow_quantized_note(bool(model.args.quantization))
+    if note:
+        say(note)
+    return model

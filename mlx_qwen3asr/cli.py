@@ -13,7 +13,7 @@ from typing import Callable
 import mlx.core as mx
 
 from .formats import FORMATS
-from .load import DTYPES, load
+from .load import DTYPES, load, slow_quantized_note
 from .tokenizer import normalize_language
 from .transcribe import transcribe
 
@@ -66,6 +66,9 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
+    note = slow_quantized_note(bool(model.args.quantization))
+    if note:
+        print(note, file=sys.stderr)
     formatter = FORMATS[args.format]
     failures = 0
     for file in args.files:

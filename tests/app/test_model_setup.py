@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import mlx.core as mx
 import mlx_qwen3asr as mq
 import pytest
 
@@ -41,3 +42,14 @@ def test_a_cut_off_merges_file_is_one_clear_error_that_says_cannot_load_once(tin
 def test_a_missing_model_folder_is_a_clear_error(tmp_path):
     with pytest.raises(AppError, match="Cannot load model.*config.json"):
         load_model(str(tmp_path), None, lambda _: None)
+
+
+def test_loading_a_quantized_model_on_the_cpu_backend_says_it_is_slow_there(tiny_checkpoint, tmp_path):
+    said: list[str] = []
+    folder = converted_model(str(tiny_checkpoint), tmp_path / "q", lambda _: None)
+    load_model(str(folder), None, said.append)
+    on_cpu = mx.default_device() == mx.cpu
+    assert any("about 10x slower than float32 on MLX's CPU backend" in s for s in said) == on_cpu, said
+    said.clear()
+    load_model(str(tiny_checkpoint), None, said.append)
+    assert not any("slower" in s for s in said), f"a float model runs at full speed: {said}"
