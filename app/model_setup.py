@@ -41,7 +41,7 @@ def converted_model(source: str, target: Path, say: Say, progress: Optional[Prog
     say(f"converting {source} once to 4-bit decoder / 8-bit encoder into {target}")
     try:
         convert(source, target, Recipe(), progress=progress)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         raise AppError(f"Cannot convert model {source!r}: {e}") from e
     return target
 
@@ -57,7 +57,7 @@ def load_model(name: str, dtype: Optional[str], say: Say, convert: bool = True,
             path = converted_model(name, converted_folder(name), say, progress)
     try:
         model = mq.load(path, dtype=dtype)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         raise AppError(f"Cannot load model {name!r}: {e}") from e
     note = slow_quantized_note(bool(model.args.quantization))
     if note:

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
         return 2
     try:
         model = load(args.model, dtype=args.dtype)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
     note = slow_quantized_note(bool(model.args.quantization))

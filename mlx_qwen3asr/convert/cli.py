@@ -131,7 +131,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         err.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
     try:
         result = run_conversion(args, recipe, err)
-    except (FileNotFoundError, FileExistsError, ValueError, OSError) as e:
+    except (FileNotFoundError, FileExistsError, ValueError, OSError, MemoryError) as e:
         err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
         return 1
     except KeyboardInterrupt:
@@ -143,7 +143,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         slow = " (minutes on the CPU backend; --fidelity-tokens 0 skips it)" if mx.default_device() == mx.cpu else ""
         err.print(f"fidelity check: float32 source vs converted, {args.fidelity_tokens} greedy tokens on a "
                   f"built-in 3 s test signal{slow}", highlight=False, soft_wrap=True)
-        fidelity = run_fidelity(result, args.fidelity_tokens, err)
+        try:
+            fidelity = run_fidelity(result, args.fidelity_tokens, err)
+        except MemoryError as e:  # the float32 reference may not fit where the conversion did
+            err.print(f"[yellow]fidelity check skipped:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
+            return 0
         for line in fidelity_lines(fidelity):
             console.print(line, highlight=False, soft_wrap=True)
     return 0

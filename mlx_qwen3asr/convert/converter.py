@@ -8,7 +8,8 @@
     -> config.json (+ "quantization"), tokenizer files -> staging folder renamed onto the target
 
 Memory: only one block of source tensors is in memory at a time, plus the output shard being
-filled, so a conversion never holds two copies of the model. A failure anywhere deletes the
+filled, so a conversion never holds two copies of the model; that much is checked against the
+available memory before anything is read (load.ensure_memory). A failure anywhere deletes the
 staging folder; the target appears only complete.
 
 Recipe (the default keeps the transcript): decoder Linear layers and the tied embedding at `bits`
@@ -34,7 +35,9 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from ..model.config import ModelArgs
-from ..load import DTYPES, check_weights, load_weights, read_config, resolve_model_path, weight_files
+from ..load import (
+    DTYPES, LOAD_OVERHEAD, check_weights, ensure_memory, load_weights, read_config, resolve_model_path, weight_files,
+)
 from ..model.model import Qwen3ASR
 from .writer import ShardWriter, staging_folder
 
@@ -164,6 +167,8 @@ def convert(
     check_weights(model, weights)
     plan = quantization_plan(model, recipe)
     planned = _planned_bytes(weights, plan, recipe.dtype)
+    largest = max(v.nbytes for v in weights.values()) * 3  # a source tensor, its cast and its quantized form
+    ensure_memory(min(planned, max_shard_bytes) + largest + LOAD_OVERHEAD[1], f"convert {folder}")
     sizes = {"read": sum(v.nbytes for v in weights.values()), "quantize": planned, "write": planned}
     report = (lambda stage, n: progress(stage, n, sizes[stage])) if progress else (lambda stage, n: None)
     mx.reset_peak_memory()
