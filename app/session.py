@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise AppError(str(e)) from e
     engine.warm_up()
-    writers = open_outputs(args.output, args.timestamps, args.save_audio)
+    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message)
 
     def on_commit(commit: Commit) -> None:
         for writer in writers:  # on disk before it is on screen
