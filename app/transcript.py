@@ -94,12 +94,14 @@ class AudioSaver:
         self.count = len(list(self.folder.glob("utt-*.wav")))
 
     def write(self, commit: Commit) -> None:
+        if commit.lost_seconds:
+            return  # a gap mark has no audio
         write_float_wav(self.folder / f"utt-{self.count + 1:04d}.wav", commit.audio)
         self.count += 1  # only once written: a retry reuses the number
 
     def salvage(self, commits: list[Commit]) -> str:
         folder = Path(tempfile.mkdtemp(prefix="dictation-unsaved-audio-"))
-        for i, commit in enumerate(commits, start=self.count + 1):
+        for i, commit in enumerate((c for c in commits if not c.lost_seconds), start=self.count + 1):
             write_float_wav(folder / f"utt-{i:04d}.wav", commit.audio)
         return str(folder)
 

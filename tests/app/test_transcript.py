@@ -136,3 +136,13 @@ def unwritable_folder(tmp_path: Path) -> Path:
 def test_a_save_audio_folder_that_cannot_be_written_is_refused_at_start(tmp_path):
     with pytest.raises(AppError, match="Cannot write into --save-audio folder .*choose a writable folder"):
         AudioSaver(str(unwritable_folder(tmp_path)))
+
+
+def test_a_gap_mark_is_a_line_in_the_transcript_but_no_audio_file(tmp_path):
+    mark = Commit("[… 7.0 s of audio lost …]", 1.5, 8.5, "", np.zeros(0, np.float32), lost_seconds=7.0)
+    out, saver = TranscriptFile(str(tmp_path / "t.txt")), AudioSaver(str(tmp_path / "audio"))
+    for commit_ in (commit("before"), mark, commit("after")):
+        out.write(commit_)
+        saver.write(commit_)
+    assert (tmp_path / "t.txt").read_text() == "before\n[… 7.0 s of audio lost …]\nafter\n"
+    assert sorted(p.name for p in (tmp_path / "audio").iterdir()) == ["utt-0001.wav", "utt-0002.wav"]
