@@ -12,6 +12,7 @@ from typing import Callable
 
 import mlx.core as mx
 
+from .blas import ensure_fast_blas
 from .formats import FORMATS
 from .load import DTYPES, load, slow_quantized_note
 from .tokenizer import normalize_language
@@ -50,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 @releases_mlx_streams
 def main(argv=None) -> int:
+    if argv is None:  # the real command line (tests pass argv and keep their process)
+        ensure_fast_blas()
     args = build_parser().parse_args(argv)
     unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
                   for f in args.files if not Path(f).is_file()]

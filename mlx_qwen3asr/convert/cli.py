@@ -15,6 +15,7 @@ from typing import Optional
 
 import mlx.core as mx
 
+from ..blas import ensure_fast_blas
 from ..cli import releases_mlx_streams
 from .converter import BITS, FLOAT, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity
@@ -117,6 +118,8 @@ def fidelity_lines(fidelity: Fidelity) -> list[str]:
 
 @releases_mlx_streams
 def main(argv: Optional[list[str]] = None) -> int:
+    if argv is None:  # the real command line (tests pass argv and keep their process)
+        ensure_fast_blas()
     args = build_parser().parse_args(argv)
     from rich.console import Console
     from rich.markup import escape
