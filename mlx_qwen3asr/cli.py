@@ -7,9 +7,10 @@ Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt i
 import argparse
 import sys
 from pathlib import Path
+from .blas import ensure_fast_blas
 from .formats import FORMATS
 from .lifecycle import releases_mlx_streams
-from .load import DEFAULT_MODEL, DTYPES, load
+from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
 from .transcribe import transcribe
 
@@ -38,13 +39,16 @@ def serve(argv: list[str]) -> int:
 
 @releases_mlx_streams
 def main(argv=None) -> int:
+    if argv is None:  # the real command line (tests pass argv and keep their process)
+        ensure_fast_blas()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["serve"]:
         return serve(argv[1:])
     args = build_parser().parse_args(argv)
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
+                  for f in args.files if not Path(f).is_file()]
+    if unreadable:
+        print(f"error: {'; '.join(unreadable)}", file=sys.stderr)
         return 2
     try:  # what every decode is asked, checked once here
         options = DecodeOptions(args.language, args.context, args.max_new_tokens)
@@ -53,9 +57,12 @@ def main(argv=None) -> int:
         return 2
     try:
         model = load(args.model, dtype=args.dtype)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
+    note = slow_quantized_note(bool(model.args.quantization))
+    if note:
+        print(note, file=sys.stderr)
     formatter = FORMATS[args.format]
     failures = 0
     for file in args.files:
@@ -65,8 +72,9 @@ def main(argv=None) -> int:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
             continue
-        output = formatter(result)
-        print(output if len(args.files) == 1 else f"==> {file} <==\n{output}", end="")
+        output = formatter(result)  # ends with exactly one newline (or is empty)
+        sys.stdout.write(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
+        sys.stdout.flush()
         if args.output_dir:
             out_dir = Path(args.output_dir)
             out_dir.mkdir(parents=True, exist_ok=True)

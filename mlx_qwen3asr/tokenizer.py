@@ -6,10 +6,10 @@
                                                                    -> ("English", "Hello.")
 
 The tokenizer is byte-level BPE built exactly like transformers' Qwen2 fast tokenizer; the
-checkpoint ships no tokenizer.json. A leaf module: it imports only the stdlib and `tokenizers`.
+checkpoint ships no tokenizer.json. A leaf module: it imports only the stdlib, `tokenizers` and
+the JSON file reader.
 """
 
-import json
 import re
 from pathlib import Path
 from typing import Optional, Union
@@ -17,6 +17,7 @@ from typing import Optional, Union
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors
 from tokenizers import Tokenizer as _BackendTokenizer
 
+from .jsonfile import REDOWNLOAD, read_json
 from .layout import TOKENIZER_FILES
 
 # The official list, in the official order.
@@ -71,16 +72,7 @@ def _build_backend(folder: Path, config: dict) -> _BackendTokenizer:
     """The same tokenizer transformers' Qwen2Converter builds from vocab.json + merges.txt."""
     if (folder / "tokenizer.json").is_file():
         return _BackendTokenizer.from_file(str(folder / "tokenizer.json"))
-    bpe = models.BPE.from_file(
-        str(folder / "vocab.json"),
-        str(folder / "merges.txt"),
-        dropout=None,
-        unk_token=None,
-        continuing_subword_prefix="",
-        end_of_word_suffix="",
-        fuse_unk=False,
-        byte_fallback=False,
-    )
+    bpe = _read_bpe(folder)
     backend = _BackendTokenizer(bpe)
     backend.normalizer = normalizers.NFC()
     backend.pre_tokenizer = pre_tokenizers.Sequence([
@@ -103,6 +95,24 @@ def _build_backend(folder: Path, config: dict) -> _BackendTokenizer:
         got = backend.token_to_id(spec["content"])
         assert got == int(token_id), f"added token {spec['content']!r} got id {got}, not {token_id}"
     return backend
+
+
+def _read_bpe(folder: Path) -> models.BPE:
+    """vocab.json + merges.txt; a cut-off or corrupt one is named with the fix."""
+    try:
+        return models.BPE.from_file(
+            str(folder / "vocab.json"),
+            str(folder / "merges.txt"),
+            dropout=None,
+            unk_token=None,
+            continuing_subword_prefix="",
+            end_of_word_suffix="",
+            fuse_unk=False,
+            byte_fallback=False,
+        )
+    except Exception as e:  # tokenizers raises a bare Exception, naming neither file
+        read_json(folder / "vocab.json")  # raises, naming vocab.json, when that is the broken one
+        raise ValueError(f"{folder / 'merges.txt'} is cut off or corrupt ({e}): {REDOWNLOAD}") from e
 
 
 class Tokenizer:
@@ -132,7 +142,7 @@ class Tokenizer:
                 f"{folder} lacks {', '.join(missing)}: pass the folder of a Qwen3-ASR checkpoint "
                 f"(it holds {', '.join(TOKENIZER_FILES)} next to the weights)."
             )
-        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        config = read_json(folder / "tokenizer_config.json")
         return cls(_build_backend(folder, config), config)
 
     def encode(self, text: str) -> list[int]:
