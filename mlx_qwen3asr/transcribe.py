@@ -70,13 +70,13 @@ def has_speech(wave: np.ndarray) -> bool:
     return len(wave) / SAMPLE_RATE >= MIN_SECONDS and np.max(np.abs(wave)) >= SILENCE_PEAK
 
 
-def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, np.ndarray]]:
-    """(start sample, chunk) pairs to decode: split at quiet points, a short tail padded as officially."""
-    chunks = split_audio(wave, chunk_seconds)
+def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int, np.ndarray]]:
+    """(start sample, samples covered, chunk) to decode: split at quiet points, a short tail chunk
+    zero-padded as the official code does."""
     minimum = int(MIN_CHUNK_SECONDS * SAMPLE_RATE)
     return [
-        (start, np.pad(chunk, (0, minimum - len(chunk))) if len(wave) > len(chunk) and len(chunk) < minimum else chunk)
-        for start, chunk in chunks
+        (start, len(chunk), np.pad(chunk, (0, minimum - len(chunk))) if len(wave) > len(chunk) and len(chunk) < minimum else chunk)
+        for start, chunk in split_audio(wave, chunk_seconds)
     ]
 
 
@@ -153,18 +153,18 @@ def transcribe_batch(
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
-    work = [(i, start, chunk) for i, wave in enumerate(waves) for start, chunk in chunks_of(wave, chunk_seconds)]
+    work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds)]
     segments: list[list[Segment]] = [[] for _ in waves]
     for first in range(0, len(work), batch_size):
         batch = work[first : first + batch_size]
-        decoded = transcribe_chunks(model, [chunk for _, _, chunk in batch], [per_input[i] for i, _, _ in batch])
-        for (i, start, _), segment in zip(batch, decoded):
+        decoded = transcribe_chunks(model, [chunk for *_, chunk in batch], [per_input[i] for i, *_ in batch])
+        for (i, start, _, _), segment in zip(batch, decoded):
             offset, total = start / SAMPLE_RATE, len(waves[i]) / SAMPLE_RATE
             segment.start, segment.end = offset, offset + min(segment.end, total - offset)
             segments[i].append(segment)
         mx.clear_cache()  # keep memory flat across many batches
         if on_progress:
-            on_progress(sum(s.end - s.start for s in decoded))
+            on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
     return [Transcription(join_texts(s), merge_languages(s), s) for s in segments]
 
 
