@@ -95,7 +95,7 @@ class StopRules:
 def generate_steps(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache], max_tokens: int) -> Iterator[int]:
     """Greedy token ids, at most max_tokens of them, each next step already scheduled (no stop rules)."""
     rules = StopRules((), max_tokens, stop_loops=False)
-    for tokens in _decode_rows(model, [embeddings], [cache], [rules]):
+    for tokens in decode_steps(model, [embeddings], [cache], [rules]):
         yield tokens[0]
 
 
@@ -109,12 +109,12 @@ def decode_batch(
 ) -> list[Decoding]:
     """Greedy decoding of several rows together, each from its own embeddings [1, L_b, hidden] on its
     own cache until its own `rules` say stop; returns each row's Decoding."""
-    for _ in _decode_rows(model, embeddings, caches, rules):
+    for _ in decode_steps(model, embeddings, caches, rules):
         pass
     return [r.result for r in rules]
 
 
-def _decode_rows(
+def decode_steps(
     model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
 ) -> Iterator[list[int]]:
     """The decode loop. Yields each step's tokens of the rows still decoding (after rules.add).
@@ -122,7 +122,8 @@ def _decode_rows(
     Each row's prompt is prefilled alone on its own cache, exactly as a single decode would; several
     rows are then joined into a left-padded BatchKVCache and advance one token per step together.
     A row whose rules say stop leaves the batch (its cache row is dropped) and costs nothing more.
-    One row decodes on its own cache with no mask, exactly as before batching existed.
+    One row decodes on its own cache with no mask, exactly as before batching existed; several
+    rows' caches are consumed by the join (emptied, so their memory is not held twice).
     """
     rows = [b for b, r in enumerate(rules) if not r.done]
     if not rows:
@@ -131,7 +132,7 @@ def _decode_rows(
     for b in rows:
         firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
         mx.async_eval(firsts[-1])
-    cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows])
+    cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
     y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
     while True:
         wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)

@@ -116,6 +116,14 @@ class BatchKVCache:
             self.left_padding = self.left_padding - shared
 
 
-def batch_cache(caches: list[list[KVCache]]) -> list[BatchKVCache]:
-    """Per-row caches (one list of layers per row) -> one left-padded batch cache per layer."""
-    return [BatchKVCache(list(layer)) for layer in zip(*caches)]
+def batch_cache(caches: list[list[KVCache]], consume: bool = False) -> list[BatchKVCache]:
+    """Per-row caches (one list of layers per row) -> one left-padded batch cache per layer.
+    `consume`: empty the row caches layer by layer as they are copied (peak: one layer held twice)."""
+    joined = []
+    for layer in zip(*caches):
+        joined.append(BatchKVCache(list(layer)))
+        if consume:
+            mx.eval(joined[-1].keys, joined[-1].values)
+            for row in layer:
+                row.keys, row.values, row.offset = None, None, 0
+    return joined
