@@ -13,7 +13,7 @@ from .options import DecodeOptions
 from .result import Segment, Transcription
 from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
-from .transcribe import transcribe
+from .transcribe import default_batch_size, transcribe, transcribe_batch
 
 __version__ = "0.1.0"
 _compat.install(__name__)
@@ -34,5 +34,7 @@ __all__ = [
     "load_audio",
     "log_mel_spectrogram",
     "prepare_audio",
+    "default_batch_size",
     "transcribe",
+    "transcribe_batch",
 ]
