@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+import numpy as np
+
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .formats import FORMATS
@@ -70,19 +72,20 @@ def main(argv=None) -> int:
     note = slow_quantized_note(bool(model.args.quantization))
     if note:
         print(note, file=sys.stderr)
-    loaded, failures = {}, 0
+    loaded: list[tuple[str, np.ndarray]] = []  # a list, not a dict: the same file may be named twice
     for file in args.files:
         try:
-            loaded[file] = load_audio(file)
+            loaded.append((file, load_audio(file)))
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
-            failures += 1
+    failures = len(args.files) - len(loaded)
     batch_size = args.batch_size or default_batch_size(model)
-    total = sum(len(wave) for wave in loaded.values()) / SAMPLE_RATE
+    waves = [wave for _, wave in loaded]
+    total = sum(len(wave) for wave in waves) / SAMPLE_RATE
     with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-        results = transcribe_batch(list(loaded.values()), model, batch_size=batch_size, options=options,
+        results = transcribe_batch(waves, model, batch_size=batch_size, options=options,
                                    on_progress=advance) if loaded else []
-    for file, result in zip(loaded, results):
+    for (file, _), result in zip(loaded, results):
         write_result(file, FORMATS[args.format](result), args, several=len(args.files) > 1)
     return 1 if failures else 0
 
