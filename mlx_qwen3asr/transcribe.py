@@ -5,6 +5,7 @@
     -> per chunk: log-mel -> encoder -> prompt (+ context, + forced language) -> greedy decode
        -> "language X<asr_text>text" parsed into (language, text)
     -> texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
+    -> with aligner=: each segment's words timed (align/aligner.py)
 """
 
 from typing import Optional
@@ -13,6 +14,8 @@ import mlx.core as mx
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
+from .align.aligner import align_segments
+from .align.model import ForcedAligner
 from .audio.split import split_audio
 from .generate import generate
 from .model.model import Qwen3ASR, encode_audio
@@ -71,6 +74,7 @@ def transcribe(
     *,
     sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
+    aligner: Optional[ForcedAligner] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -78,6 +82,7 @@ def transcribe(
     free text (names, terms) given to the model as its system prompt; `max_new_tokens` overrides the
     per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
     `sample_rate`: the rate of a bare array (default 16000); files carry their own.
+    `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     options = decode_options(options, language, context, max_new_tokens)
     wave = prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate))
@@ -90,6 +95,8 @@ def transcribe(
         segment.start, segment.end = offset, offset + min(segment.end, (len(wave) - start) / SAMPLE_RATE)
         segments.append(segment)
         mx.clear_cache()  # keep memory flat across many chunks
+    if aligner is not None:
+        align_segments(segments, wave, aligner)
     return Transcription(text=join_texts(segments), language=merge_languages(segments), segments=segments)
 
 

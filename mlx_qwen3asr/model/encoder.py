@@ -14,6 +14,7 @@
 """
 
 import math
+from typing import Optional
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -141,8 +142,12 @@ class AudioEncoder(nn.Module):
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
         return self.encode_tokens(self.embed_chunks(mel.astype(self.conv_out.weight.dtype)))
 
-    def encode_tokens(self, x: mx.array) -> mx.array:
-        """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim]."""
+    def encode_tokens(self, x: mx.array, window: Optional[int] = None) -> mx.array:
+        """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim].
+
+        `window`: tokens per attention window (default the model's 104); x.shape[0] = full attention.
+        """
+        window = window or self.args.attention_window
         for layer in self.layers:
-            x = layer(x, self.args.attention_window)
+            x = layer(x, window)
         return self.proj2(gelu(self.proj1(self.ln_post(x))))
