@@ -182,6 +182,6 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
     model = build_model(read_config(folder), load_weights(folder), dtype or default_dtype())
-    model.tokenizer = Tokenizer.from_dir(folder)
+    model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

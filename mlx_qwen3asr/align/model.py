@@ -31,6 +31,7 @@ from ..model.config import ModelArgs
 from ..model.decoder import TextModel
 from ..model.encoder import AudioEncoder
 from ..model.model import Qwen3ASR
+from ..tokenizer import MISTRAL_SPLIT_PATTERN
 
 
 ALIGNER_MODEL_TYPE = "qwen3_forced_aligner"
@@ -77,6 +78,8 @@ def prompt_ids(unit_ids: list[list[int]], n_audio_tokens: int, args: AlignerArgs
 
 class ForcedAligner(Qwen3ASR):
     """Qwen3ASR's encoder, decoder, audio splice and `sanitize`, with a head of classify_num rows."""
+
+    tokenizer_split_pattern = MISTRAL_SPLIT_PATTERN  # as the official processor: `iPhone` -> `i|Phone`
 
     def __init__(self, args: AlignerArgs):
         nn.Module.__init__(self)  # not Qwen3ASR.__init__: its untied head would have vocab_size rows
