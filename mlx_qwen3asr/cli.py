@@ -1,12 +1,14 @@
 """Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`.
 
 Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR.
+`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
 """
 
 import argparse
 import sys
 from pathlib import Path
-from .formats import FORMATS
+from .align.aligner import check_aligner
+from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load
 from .options import DecodeOptions
@@ -22,6 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", default=None, help="also write one file per input here")
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
+    parser.add_argument("--aligner", default=None, help="word times with this aligner, e.g. Qwen/Qwen3-ForcedAligner-0.6B")
+    parser.add_argument("--timestamps", default="segment", choices=TIMESTAMPS,
+                        help="subtitle cues: per segment (word-timed lines with --aligner) or one per word")
     return parser
 
 
@@ -37,27 +42,41 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.timestamps == "word" and not args.aligner:
+        print("error: --timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)", file=sys.stderr)
+        return 2
     try:
         model = load(args.model, dtype=args.dtype)
+        aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
+        if aligner is not None:
+            check_aligner(aligner)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    formatter = FORMATS[args.format]
     failures = 0
     for file in args.files:
         try:
-            result = transcribe(file, model, options=options)
-        except (ValueError, OSError) as e:
+            result = transcribe(file, model, options=options, aligner=aligner)
+        except (ValueError, OSError, ImportError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
             continue
-        output = formatter(result)
+        output = render(result, args.format, args.timestamps)
+        report_zero_length_words(file, result)
         print(output if len(args.files) == 1 else f"==> {file} <==\n{output}", end="")
         if args.output_dir:
             out_dir = Path(args.output_dir)
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
     return 1 if failures else 0
+
+
+def report_zero_length_words(file: str, result) -> None:
+    """The aligner may give a word no time (start == end); such words are kept, and counted here."""
+    words = [w for s in result.segments for w in (s.words or [])]
+    zero = sum(w.start == w.end for w in words)
+    if zero:
+        print(f"note: {file}: {zero} of {len(words)} aligned words have zero length (start == end)", file=sys.stderr)
 
 
 if __name__ == "__main__":

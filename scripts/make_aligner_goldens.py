@@ -44,6 +44,7 @@ MODEL_CASES = {
     "punctuation": ("exact", "don't e-mail the U.S.A. rock'n'roll at o'clock, well-known state-of-the-art!", "English", "full"),
     "numbers": ("exact", "3.14 1,000 42 2nd 10% $5 9:30 24/7 2024年5月1日", "English", "full"),
     "korean": ("short", "안녕하세요 저는 학생입니다. 서울에서 iPhone을 샀어요", "Korean", "full"),
+    "japanese": ("short", "東京都に住んでいます。iPhoneで写真を撮る", "Japanese", "full"),
     "no_language_rule": ("short", "Größe Straße, naïve café", "German", "full"),
     "punctuation_only": ("short", "... !!! ,,,", "English", "full"),
     "long_full": ("long", "Speech recognition turns spoken words into written text. This passage is long enough "

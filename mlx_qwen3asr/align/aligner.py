@@ -47,7 +47,7 @@ def checked_language(aligner: ForcedAligner, language: Optional[str]) -> Optiona
 
 def check_aligner(aligner) -> None:
     if not isinstance(aligner, ForcedAligner):
-        raise TypeError(
+        raise ValueError(
             f"aligner must be a Qwen3-ForcedAligner model, got {type(aligner).__name__}: "
             "load one with mq.load('Qwen/Qwen3-ForcedAligner-0.6B')"
         )

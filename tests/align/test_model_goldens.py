@@ -2,7 +2,7 @@
 
 tests/fixtures/aligner/tiny_model_cases.json and tiny_model_logits.npz come from
 scripts/make_aligner_goldens.py: the tiny aligner with listening gains (seed 0), the committed clips,
-English, Chinese, mixed scripts, punctuation inside words, numbers, Korean, a language without its own
+English, Chinese, mixed scripts, punctuation inside words, numbers, Korean, Japanese, a language without its own
 rule, punctuation only, and the 15.7 s clip both as the official wrapper runs it (full encoder
 attention) and windowed to 8 s as the model was trained.
 """
@@ -18,7 +18,6 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.align.aligner import timestamp_classes
 from mlx_qwen3asr.align.model import prompt_ids
 from mlx_qwen3asr.align.units import split_units
-from mlx_qwen3asr.testing.random_aligner import tiny_aligner_config, write_random_aligner
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CASES = {case["name"]: case for case in json.loads((FIXTURES / "aligner/tiny_model_cases.json").read_text())["cases"]}
@@ -27,9 +26,8 @@ LOGIT_ATOL = 2e-3  # float32 torch vs MLX through 2 + 2 layers with x100 / x10 g
 
 
 @pytest.fixture(scope="module")
-def aligner(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("aligner") / "tiny"
-    return mq.load(write_random_aligner(folder, tiny_aligner_config(), seed=0, listening=True), dtype="float32")
+def aligner(tiny_aligner):
+    return tiny_aligner
 
 
 @pytest.fixture(scope="module")
