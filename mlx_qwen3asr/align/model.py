@@ -80,6 +80,9 @@ class ForcedAligner(Qwen3ASR):
     """Qwen3ASR's encoder, decoder, audio splice and `sanitize`, with a head of classify_num rows."""
 
     tokenizer_split_pattern = MISTRAL_SPLIT_PATTERN  # as the official processor: `iPhone` -> `i|Phone`
+    # The classifier head stays float in conversions: its argmax IS the timestamp, neighbouring 80 ms
+    # classes can be close, and at [5000, 1024] it is ~1% of the weights, so quantizing saves little.
+    keep_float = ("lm_head",)
 
     def __init__(self, args: AlignerArgs):
         nn.Module.__init__(self)  # not Qwen3ASR.__init__: its untied head would have vocab_size rows
