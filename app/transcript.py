@@ -2,7 +2,9 @@
 
     --output FILE      one line per utterance, appended, flushed and fsynced before it is displayed,
                        so a crash or SIGKILL loses nothing that was on screen;
-                       --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session)
+                       --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session);
+                       with --aligner each word's times follow: " | Hello@12.50-12.90 world@12.90-13.40"
+                       (seconds in the session, the aligner's units: punctuation removed)
     --save-audio DIR   DIR/utt-0001.wav ... float32 16 kHz: the exact audio each line was decoded from
 """
 
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Optional
 
 import numpy as np
+
+import mlx_qwen3asr as mq
 
 from .errors import AppError
 from .pipeline import Commit
@@ -25,19 +29,28 @@ def timestamp(seconds: float) -> str:
 
 
 class TranscriptFile:
-    def __init__(self, path: str, timestamps: bool = False) -> None:
+    def __init__(self, path: str, timestamps: bool = False, aligner: Optional["mq.ForcedAligner"] = None) -> None:
         try:
             self._file = open(path, "a", encoding="utf-8")
         except OSError as e:
             raise AppError(f"Cannot open --output {path} for appending: {e.strerror}; "
                            "choose a writable path") from e
         self.timestamps = timestamps
+        self.aligner = aligner
 
     def write(self, commit: Commit) -> None:
         prefix = timestamp(commit.start) + " " if self.timestamps else ""
-        self._file.write(prefix + commit.text + "\n")
+        self._file.write(prefix + commit.text + self.word_times(commit) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
+
+    def word_times(self, commit: Commit) -> str:
+        if self.aligner is None or not self.timestamps:
+            return ""
+        segment = mq.Segment(0.0, len(commit.audio) / RATE, commit.text, commit.language)
+        mq.align_segments([segment], commit.audio, self.aligner)
+        times = [f"{w.text}@{commit.start + w.start:.2f}-{commit.start + w.end:.2f}" for w in segment.words]
+        return " | " + " ".join(times) if times else ""
 
     def close(self) -> None:
         self._file.close()
@@ -69,11 +82,11 @@ def write_float_wav(path: Path, audio: np.ndarray, rate: int = RATE) -> None:
         f.write(header + data)
 
 
-def open_outputs(output: Optional[str], timestamps: bool, save_audio: Optional[str]) -> list:
+def open_outputs(output: Optional[str], timestamps: bool, save_audio: Optional[str], aligner=None) -> list:
     """The writers a commit goes to before the display, in order."""
     writers: list = []
     if output:
-        writers.append(TranscriptFile(output, timestamps))
+        writers.append(TranscriptFile(output, timestamps, aligner))
     if save_audio:
         writers.append(AudioSaver(save_audio))
     return writers

@@ -8,7 +8,7 @@
 """
 
 from . import _compat
-from .align.aligner import align
+from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .load import load
@@ -37,6 +37,7 @@ __all__ = [
     "Update",
     "Word",
     "align",
+    "align_segments",
     "load",
     "load_audio",
     "log_mel_spectrogram",
