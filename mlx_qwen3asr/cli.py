@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", default=None, help="also write one file per input here")
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
-    parser.add_argument("--aligner", default=None, help="word times with this aligner, e.g. Qwen/Qwen3-ForcedAligner-0.6B")
+    parser.add_argument("--aligner", default=None, help="time each word with this aligner model (folder or hub id), "
+                        "e.g. Qwen/Qwen3-ForcedAligner-0.6B")
     parser.add_argument("--timestamps", default="segment", choices=TIMESTAMPS,
                         help="subtitle cues: per segment (word-timed lines with --aligner) or one per word")
     return parser

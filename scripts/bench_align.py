@@ -126,7 +126,8 @@ def report(result: dict) -> None:
     if result.get("parity"):
         p = result["parity"]
         print(f"  parity (ours full attention vs official): classes {p['classes_agree']}/{p['classes']}, "
-              f"words identical {p['words_identical']}/{p['words']}, max time difference {p['max_time_difference_s']:.3f} s")
+              f"words identical {p['words_identical']}/{p['words']}, "
+              f"max time difference {p['max_time_difference_s']:.3f} s")
 
 
 def parse_args() -> argparse.Namespace:

@@ -5,7 +5,14 @@ import json
 import pytest
 
 from mlx_qwen3asr.formats import (
-    FORMATS, MAX_CUE_CHARS, MAX_CUE_SECONDS, format_json, format_srt, format_txt, format_vtt, render,
+    FORMATS,
+    MAX_CUE_CHARS,
+    MAX_CUE_SECONDS,
+    format_json,
+    format_srt,
+    format_txt,
+    format_vtt,
+    render,
 )
 from mlx_qwen3asr.result import Segment, Transcription, Word
 

@@ -12,7 +12,8 @@ Defined results for odd input: a text with no alignable unit (empty, or punctuat
 a word may have start == end (the model gave it no time): it is kept, never dropped.
 """
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import mlx.core as mx
 import numpy as np
@@ -53,7 +54,9 @@ def check_aligner(aligner) -> None:
         )
 
 
-def timestamp_classes(aligner: ForcedAligner, wave: np.ndarray, units: Sequence[str], full_attention: bool) -> list[int]:
+def timestamp_classes(
+    aligner: ForcedAligner, wave: np.ndarray, units: Sequence[str], full_attention: bool
+) -> list[int]:
     """The argmax class at each <timestamp> of the prompt for `units` (2 per unit; 2 for no unit)."""
     features = aligner.encode(log_mel_spectrogram(wave), full_attention)
     unit_ids = [aligner.tokenizer.encode(unit) for unit in units]

@@ -33,7 +33,6 @@ from ..model.encoder import AudioEncoder
 from ..model.model import Qwen3ASR
 from ..tokenizer import MISTRAL_SPLIT_PATTERN
 
-
 ALIGNER_MODEL_TYPE = "qwen3_forced_aligner"
 
 
