@@ -1,5 +1,7 @@
 """mq.align and transcribe(..., aligner=): defined results and one-line errors for odd input."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,9 @@ def test_transcribe_with_an_aligner_gives_every_segment_its_units(tiny_model, ti
     for segment in result.segments:
         assert [w.text for w in segment.words] == split_units(segment.text), segment
     assert mq.transcribe(speech, tiny_model).segments[0].words is None, "no aligner, no words"
+
+
+def test_japanese_without_its_word_segmenter_names_the_extra_to_install(tiny_aligner, speech, monkeypatch):
+    monkeypatch.setitem(sys.modules, "nagisa", None)  # as if nagisa were not installed
+    with pytest.raises(ImportError, match=r"pip install 'mlx-qwen3asr\[ja\]'"):
+        mq.align(speech, "東京都に住んでいます", tiny_aligner, "Japanese")
