@@ -2,6 +2,7 @@
 
 import sys
 
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 
 from .errors import AppError
@@ -10,6 +11,8 @@ from .options import parse_args
 
 @releases_mlx_streams
 def main(argv=None) -> int:
+    if argv is None:  # the real command line (tests pass argv and keep their process)
+        ensure_fast_blas()
     args = parse_args(argv)
     try:
         if args.list_devices:

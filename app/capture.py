@@ -4,7 +4,12 @@
     (the worker thread downmixes and resamples; see conditioner.py)
 
 The device's own rate and a channel count it accepts are used as they are. Overflows reported by
-PortAudio and blocks dropped because the queue was full are both counted, never silent. A stream
+PortAudio and blocks dropped because the queue was full are both counted, never silent. Audio lost
+without any flag (PulseAudio drops what a stalled client did not read and PortAudio says nothing)
+shows in the stream's own clock: the time of a block's first sample (PortAudio's ADC time; the
+wall clock when the host API gives none) runs ahead of the samples received. Either way a Gap item
+with the lost seconds goes into the queue before the next block, so the open utterance ends at the
+gap instead of splicing the audio on both sides of it. A stream
 whose device disappears stops calling back and reports `active == False`; `check` notices, puts a
 GAP marker in the queue (so the open utterance is finalised) and tries to reopen every second.
 """
@@ -21,6 +26,11 @@ from .errors import AppError
 
 BLOCK_SECONDS = 0.03
 REOPEN_EVERY = 1.0
+# Audio counts as lost when the clock runs this far ahead of the samples received: a few blocks
+# of jitter on the ADC clock; on the wall clock (callbacks can arrive late in bursts and catch up
+# without any loss) only a stall long enough to be worth marking.
+LOST_AFTER_ADC = 0.2
+LOST_AFTER_WALL = 1.0
 NO_DEVICE_FIX = ("connect a microphone, check that the sound server is running, "
                  "pick one with --device (see --list-devices), or replay a file with --input FILE.wav")
 
@@ -32,6 +42,13 @@ class Block:
     samples: np.ndarray
     rate: int
     time: float
+
+
+@dataclass
+class Gap:
+    """`seconds` of audio were lost just before the next block: end the open utterance here."""
+
+    seconds: float
 
 
 class Marker(Enum):
@@ -63,7 +80,8 @@ def list_devices() -> str:
 
 
 class MicSource:
-    """A live microphone feeding `blocks`; `overflows` counts every lost or late block."""
+    """A live microphone feeding `blocks`; `overflows` counts every lost or late block and every
+    jump of the stream's clock; `lost_seconds` adds up the audio known to be lost."""
 
     def __init__(self, blocks: queue.Queue, device: Optional[str] = None, sounddevice=None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -72,6 +90,10 @@ class MicSource:
         self.blocks = blocks
         self.device = parse_device(device)
         self.overflows = 0
+        self.lost_seconds = 0.0
+        self._lost_frames = 0  # lost and not yet announced by a Gap in the queue
+        self._clock_start: Optional[float] = None  # stream time of the first sample since (re)opening
+        self._frames_seen = 0
         self.lost = False  # the device went away and is not back yet
         self._stream = None
         self._stopping = False
@@ -82,10 +104,30 @@ class MicSource:
     def _callback(self, indata: np.ndarray, frames: int, time_info, status) -> None:
         if status.input_overflow:
             self.overflows += 1
+        self._check_clock(frames, time_info)
         try:
+            if self._lost_frames:
+                self.blocks.put_nowait(Gap(self._lost_frames / self._rate))
+                self._lost_frames = 0
             self.blocks.put_nowait(Block(indata.copy(), self._rate, self.clock()))
         except queue.Full:
             self.overflows += 1
+            self._lost_frames += frames
+            self.lost_seconds += frames / self._rate
+
+    def _check_clock(self, frames: int, time_info) -> None:
+        """Count audio the stream skipped: its clock ahead of the samples it delivered."""
+        adc = getattr(time_info, "inputBufferAdcTime", 0.0) or 0.0
+        now, limit = (adc, LOST_AFTER_ADC) if adc > 0 else (self.clock(), LOST_AFTER_WALL)
+        if self._clock_start is None:
+            self._clock_start, self._frames_seen = now, 0
+        ahead = now - (self._clock_start + self._frames_seen / self._rate)
+        if ahead > limit:
+            self.overflows += 1
+            self._lost_frames += round(ahead * self._rate)
+            self.lost_seconds += ahead
+            self._clock_start, self._frames_seen = now, 0
+        self._frames_seen += frames
 
     def start(self) -> None:
         sd = self._sd
@@ -94,6 +136,7 @@ class MicSource:
         except (sd.PortAudioError, ValueError) as e:
             raise AppError(f"No input device ({e}): {NO_DEVICE_FIX}") from e
         self._rate = int(info["default_samplerate"])
+        self._clock_start = None  # a reopened stream starts a new clock
         channels = 1
         try:
             sd.check_input_settings(self.device, channels=1, samplerate=self._rate, dtype="float32")

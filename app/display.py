@@ -4,10 +4,11 @@ On a terminal, committed utterances are printed above the live region (normal st
 like any terminal output; the live region holds only the open utterance's tentative text (dimmed,
 redrawn in place) and one status line:
 
-    ● ▮▮▮▮▮▯▯▯▯▯▯▯ -31 dB │ English │ last 0.84 s │ RTF 0.21 │ overflows 0 │ 01:23
+    ● ▮▮▮▮▮▯▯▯▯▯▯▯ -31 dB │ English │ last 0.84 s │ RTF 0.21 │ overflows 0 │ 01:23 │ behind 3.2 s
 
 (● speaking / ○ listening, input level from -60 to 0 dBFS, detected language, speech end ->
-text on screen for the last commit, real-time factor, lost input blocks, elapsed time.)
+text on screen for the last commit, real-time factor, lost input, elapsed time; "behind" only
+when more than BEHIND_SHOWN seconds of captured audio wait to be decoded.)
 When stdout is not a terminal only committed text goes there, one utterance per line, no ANSI
 codes; messages and the summary go to stderr.
 """
@@ -26,6 +27,7 @@ from .stats import SessionStats, format_clock
 
 METER_CELLS = 12
 METER_LOW_DB = -60.0
+BEHIND_SHOWN = 1.0  # a backlog above this is more than one utterance's decode: the user should know
 
 
 def level_meter(db: float) -> str:
@@ -41,6 +43,8 @@ def status_line(stats: SessionStats, now: float, warning: str = "") -> Text:
     text.append(f" │ {stats.language or 'language ?'} │ last {latency} │ RTF {stats.rtf:.2f} │ ")
     text.append(f"overflows {stats.overflows}", style="bold red" if stats.overflows else "")
     text.append(f" │ {format_clock(now - stats.started)}")
+    if stats.behind_seconds > BEHIND_SHOWN:
+        text.append(f" │ behind {stats.behind_seconds:.1f} s", style="bold red")
     if warning:
         text.append(f"\n{warning}", style="bold yellow")
     return text

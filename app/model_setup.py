@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.load import slow_quantized_note
 
 from .errors import AppError
 
@@ -42,7 +43,7 @@ def converted_model(source: str, target: Path, say: Say, progress: Optional[Prog
     say(f"converting {source} once to 4-bit decoder / 8-bit encoder into {target}")
     try:
         convert(source, target, Recipe(), progress=progress)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         raise AppError(f"Cannot convert model {source!r}: {e}") from e
     return target
 
@@ -57,6 +58,10 @@ def load_model(name: str, dtype: Optional[str], say: Say, convert: bool = True,
         if convert and mx.default_device() != mx.cpu:
             path = converted_model(name, converted_folder(name), say, progress)
     try:
-        return mq.load(path, dtype=dtype)
-    except (FileNotFoundError, ValueError) as e:
+        model = mq.load(path, dtype=dtype)
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         raise AppError(f"Cannot load model {name!r}: {e}") from e
+    note = slow_quantized_note(bool(model.args.quantization))
+    if note:
+        say(note)
+    return model

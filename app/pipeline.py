@@ -33,6 +33,11 @@ class Commit:
     end: float
     language: str
     audio: np.ndarray
+    lost_seconds: float = 0.0  # > 0: not speech but the mark of a gap in the input
+
+
+def gap_mark(seconds: float) -> str:
+    return f"[… {seconds:.1f} s of audio lost …]"
 
 
 class Pipeline:
@@ -53,6 +58,7 @@ class Pipeline:
         self.last_sound_time = clock()  # capture time of the last push with any signal in it
         self._next_partial = 0.0
         self._partial_for = -1  # audio length the shown partial was made from
+        self._lost = 0.0  # seconds of input lost so far: commit times stay those of the session
 
     def push(self, samples: np.ndarray, captured_at: float) -> None:
         self._received += len(samples)
@@ -92,6 +98,13 @@ class Pipeline:
             self._commit(utterance)
         self._update_levels()
 
+    def gap(self, seconds: float) -> None:
+        """`seconds` of input were lost here: finalise the open utterance and mark the gap."""
+        self.flush()
+        at = self._received / RATE + self._lost
+        self._lost += seconds
+        self.on_commit(Commit(gap_mark(seconds), at, at + seconds, "", np.zeros(0, np.float32), seconds))
+
     def begin(self) -> None:
         """The input just opened: elapsed time and the silent-microphone timer start now."""
         self.stats.started = self.last_sound_time = self.clock()
@@ -105,7 +118,7 @@ class Pipeline:
         if not text:
             return
         self.stats.language = self.engine.language or self.stats.language
-        self.on_commit(Commit(text, utterance.start / RATE, utterance.end / RATE,
+        self.on_commit(Commit(text, utterance.start / RATE + self._lost, utterance.end / RATE + self._lost,
                               self.engine.language, utterance.audio))
         self.stats.utterances += 1
         self.stats.words += len(text.split())

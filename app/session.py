@@ -77,12 +77,15 @@ def run(args: argparse.Namespace) -> int:
     engine = make_engine(model, "offline" if args.partials == "off" else args.partials, args.decode_options)
     engine.warm_up()
     aligner = load_model(args.aligner, args.dtype, say, convert=not args.no_convert) if args.aligner else None
-    writers = open_outputs(args.output, args.timestamps, args.save_audio, aligner)
+    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message, aligner)
 
     def on_commit(commit: Commit) -> None:
         for writer in writers:  # on disk before it is on screen
             writer.write(commit)
         display.commit(commit.text)
+        if commit.lost_seconds:
+            display.message(f"{commit.lost_seconds:.1f} s of audio lost (the process stalled or the input "
+                            "overflowed): the utterance before it ends there; the gap is marked in the transcript")
 
     pipeline = Pipeline(engine, on_commit, display.tentative, Segmenter(args.pause, args.max_utterance),
                         refresh_every=None if args.partials == "off" else args.refresh, stats=stats)
@@ -113,6 +116,7 @@ def _watch(source, worker: Worker, pipeline: Pipeline, display, live_input: bool
             if message:
                 display.message(message)
             pipeline.stats.overflows = source.overflows
+            pipeline.stats.behind_seconds = worker.backlog_seconds
             if live_input:
                 quiet_since = max(pipeline.last_sound_time, source.opened_at)
                 silent = time.monotonic() - quiet_since >= SILENT_AFTER

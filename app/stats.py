@@ -13,7 +13,8 @@ class SessionStats:
     latencies: list[float] = field(default_factory=list)  # speech end -> committed text, per pause
     utterances: int = 0
     words: int = 0
-    overflows: int = 0  # input blocks lost or late (PortAudio overflows and a full queue)
+    overflows: int = 0  # input lost or late (PortAudio overflows, a full queue, jumps of the stream's clock)
+    behind_seconds: float = 0.0  # captured audio waiting to be decoded
     language: str = ""
     level_db: float = -120.0  # the last 20 ms frame
     floor_db: float = -120.0  # the noise floor the voice detector uses

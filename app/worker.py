@@ -4,6 +4,7 @@
         Block  -> SampleStream (16 kHz mono) -> Pipeline.push  (may commit finished utterances)
         queue drained                       -> Pipeline.refresh (a partial, when due)
         GAP    -> resampler tail, Pipeline.flush (device lost: finalise what is open)
+        Gap(s) -> resampler tail, Pipeline.gap (s seconds lost: finalise, mark the gap in the transcript)
         END    -> resampler tail, Pipeline.flush, thread ends
 
 Everything captured before END is transcribed: stopping the source never empties the queue.
@@ -16,7 +17,7 @@ import mlx.core as mx
 
 import mlx_qwen3asr as mq
 
-from .capture import BLOCK_SECONDS, Block, Marker
+from .capture import BLOCK_SECONDS, Block, Gap, Marker
 from .pipeline import Pipeline
 
 QUEUE_SECONDS = 120  # the bound on captured-but-not-yet-decoded audio
@@ -38,6 +39,11 @@ class Worker:
 
     def start(self) -> None:
         self._thread.start()
+
+    @property
+    def backlog_seconds(self) -> float:
+        """Audio captured but not decoded yet: how far decoding is behind the input."""
+        return self.blocks.qsize() * BLOCK_SECONDS
 
     def is_alive(self) -> bool:
         return self._thread.is_alive()
@@ -66,6 +72,9 @@ class Worker:
             tail = self.conditioner.flush()
             if len(tail):
                 self.pipeline.push(tail, self.pipeline.clock())
+            if isinstance(item, Gap):
+                self.pipeline.gap(item.seconds)
+                continue
             self.pipeline.flush()
             if item is Marker.END:
                 self.finished.set()

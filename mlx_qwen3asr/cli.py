@@ -1,4 +1,5 @@
-"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`.
+"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`,
+and `mlx-qwen3asr serve ...` (the local server, see app/server).
 
 Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
@@ -8,9 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 from .align.aligner import check_aligner
+from .blas import ensure_fast_blas
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
-from .load import DEFAULT_MODEL, DTYPES, load
+from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
 from .transcribe import transcribe
 
@@ -31,12 +33,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def serve(argv: list[str]) -> int:
+    """`mlx-qwen3asr serve ...`: the server lives with the apps (it sits on top of the library)."""
+    try:
+        from mlx_qwen3asr_app.server import main as serve_main
+    except ImportError as e:
+        print(f"error: the server is not installed ({e}): pip install 'mlx-qwen3asr[server]'", file=sys.stderr)
+        return 1
+    return serve_main(argv)
+
+
 @releases_mlx_streams
 def main(argv=None) -> int:
+    if argv is None:  # the real command line (tests pass argv and keep their process)
+        ensure_fast_blas()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["serve"]:
+        return serve(argv[1:])
     args = build_parser().parse_args(argv)
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        print(f"error: no such file: {', '.join(missing)}", file=sys.stderr)
+    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
+                  for f in args.files if not Path(f).is_file()]
+    if unreadable:
+        print(f"error: {'; '.join(unreadable)}", file=sys.stderr)
         return 2
     try:  # what every decode is asked, checked once here
         options = DecodeOptions(args.language, args.context, args.max_new_tokens)
@@ -51,9 +69,12 @@ def main(argv=None) -> int:
         aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
         if aligner is not None:
             check_aligner(aligner)
-    except (FileNotFoundError, ValueError) as e:
+    except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
+    note = slow_quantized_note(bool(model.args.quantization))
+    if note:
+        print(note, file=sys.stderr)
     failures = 0
     for file in args.files:
         try:
@@ -62,9 +83,10 @@ def main(argv=None) -> int:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
             continue
-        output = render(result, args.format, args.timestamps)
+        output = render(result, args.format, args.timestamps)  # ends with exactly one newline (or is empty)
         report_zero_length_words(file, result)
-        print(output if len(args.files) == 1 else f"==> {file} <==\n{output}", end="")
+        sys.stdout.write(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
+        sys.stdout.flush()
         if args.output_dir:
             out_dir = Path(args.output_dir)
             out_dir.mkdir(parents=True, exist_ok=True)

@@ -30,22 +30,30 @@ MIN_LOOP_TOKENS = 32
 FinishReason = Literal["stop", "length", "repetition"]
 
 
+class FinishFlags:
+    """The finish_reason as the two flags results carried before it existed."""
+
+    finish_reason: FinishReason
+
+    @property
+    def hit_token_budget(self) -> bool:
+        """Decoding stopped at the token budget, not at end-of-text."""
+        return self.finish_reason == "length"
+
+    @property
+    def repetition_trimmed(self) -> bool:
+        """A runaway loop was detected, stopped and cut out."""
+        return self.finish_reason == "repetition"
+
+
 @dataclass
-class Decoding:
+class Decoding(FinishFlags):
     """What one decode produced after its prompt (and after a forced prefix, if any)."""
 
     token_ids: list[int]  # end-of-text excluded; a loop cut down to one copy
     finish_reason: FinishReason = "stop"
     draft_accepted: int = 0  # draft tokens confirmed by one batched verification pass (streaming)
     prefilled: int = 0  # prompt tokens run through the decoder (the rest came from the KV cache)
-
-    @property
-    def hit_token_budget(self) -> bool:
-        return self.finish_reason == "length"
-
-    @property
-    def repetition_trimmed(self) -> bool:
-        return self.finish_reason == "repetition"
 
 
 def find_loop(tokens: Sequence[int]) -> Optional[int]:

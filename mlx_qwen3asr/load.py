@@ -8,7 +8,9 @@ The same functions serve `load`, the converter and the tests: one name mapping, 
 """
 
 import json
+import math
 import os
+import struct
 from pathlib import Path
 from typing import Optional, Union
 
@@ -17,6 +19,7 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
+from .jsonfile import read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
@@ -24,11 +27,33 @@ from .tokenizer import Tokenizer
 
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"  # what the CLI, the converter and the app load unless told
 DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}
+SAFETENSORS_ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "U64": 8, "I32": 4, "U32": 4,
+                        "I16": 2, "U16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+SAFETENSORS_FLOATS = {"F64", "F32", "F16", "BF16"}
+TIED_HEAD_NAMES = ("thinker.lm_head.", "lm_head.")
+AVAILABLE_MEMORY_ENV = "MLX_QWEN3ASR_AVAILABLE_MEMORY"
+LOAD_OVERHEAD = (1.1, 512 * 2**20)  # decoding's own memory: +10 % of the weights and 512 MiB
+
+
+def dtype_name(dtype: mx.Dtype) -> str:
+    return next((name for name, value in DTYPES.items() if value == dtype), str(dtype))
 
 
 def default_dtype() -> mx.Dtype:
     """float16 on a GPU; float32 on the CPU backend, whose half-precision matmuls are very slow."""
     return mx.float32 if mx.default_device() == mx.cpu else mx.float16
+
+
+def slow_quantized_note(quantized: bool) -> str:
+    """What to tell a user about to convert to, or run, a quantized model on MLX's CPU backend ("" elsewhere).
+
+    MLX has no fast quantized matmul on the CPU: the 4-bit recipe decodes about 10x slower than
+    float32 there (measured on Linux x86-64), while on a GPU it is the faster one.
+    """
+    if not quantized or mx.default_device() != mx.cpu:
+        return ""
+    return ("note: quantized models run about 10x slower than float32 on MLX's CPU backend; on this machine "
+            "a float model (the original checkpoint, or a conversion with --bits 16 --encoder-bits 16) is faster")
 
 
 def resolve_model_path(path_or_repo: Union[str, Path]) -> Path:
@@ -58,22 +83,27 @@ def _download(repo_id: str) -> Path:
         raise FileNotFoundError(
             f"Cannot get '{repo_id}': {why} and it is not in the local cache "
             f"({os.environ.get('HF_HOME', '~/.cache/huggingface')}). Download it where there is a network "
-            "(huggingface-cli download ...) and pass the local folder path instead."
+            f"(hf download {repo_id} --local-dir FOLDER) and pass the local folder instead."
         ) from e
 
 
 def read_config(folder: Path) -> dict:
+    """config.json of `folder`, checked: a missing key or a wrong type is named with its file."""
     config_file = folder / "config.json"
     if not config_file.exists():
         raise FileNotFoundError(f"No config.json in {folder}: not a Qwen3-ASR model folder")
-    with open(config_file) as f:
-        return json.load(f)
+    config = read_json(config_file)
+    try:
+        ModelArgs.from_dict(config)
+    except ValueError as e:
+        raise ValueError(f"{config_file}: {e}") from e
+    return config
 
 
 def weight_files(folder: Path) -> list[Path]:
     index = folder / "model.safetensors.index.json"
     if index.exists():
-        names = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        names = sorted(set(read_json(index)["weight_map"].values()))
         missing = [n for n in names if not (folder / n).exists()]
         if missing:
             raise FileNotFoundError(f"{index} lists shards that are missing: {', '.join(missing)}")
@@ -82,6 +112,52 @@ def weight_files(folder: Path) -> list[Path]:
     if not files:
         raise FileNotFoundError(f"No *.safetensors in {folder}: run scripts/convert.py or download the model")
     return files
+
+
+def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
+    """Bytes the folder's tensors take in memory once floating ones are cast to `dtype`, read from
+    the safetensors headers (8-byte length + JSON) without loading anything. `tied_head`: a stored
+    lm_head is a copy of the embedding that sanitize drops, so it is not counted."""
+    total = 0
+    for file in weight_files(folder):
+        with open(file, "rb") as f:
+            header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+        for name, entry in header.items():
+            if name == "__metadata__" or (tied_head and name.startswith(TIED_HEAD_NAMES)):
+                continue
+            size = SAFETENSORS_ITEMSIZE.get(entry["dtype"], 4)
+            numel = math.prod(entry["shape"])
+            total += numel * (dtype.size if entry["dtype"] in SAFETENSORS_FLOATS else size)
+    return total
+
+
+def available_memory() -> int:
+    """Bytes this process can still allocate: $MLX_QWEN3ASR_AVAILABLE_MEMORY when set (tests, or to
+    override the check), else MemAvailable on Linux, else physical memory (macOS: unified memory,
+    shared by CPU and GPU; the system compresses and pages the rest)."""
+    override = os.environ.get(AVAILABLE_MEMORY_ENV)
+    if override:
+        return int(float(override))
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass  # not Linux
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def ensure_memory(needed: int, what: str) -> None:
+    """Refuse (one line, with advice) before MLX would fail to allocate: it cannot recover from that and
+    the process dies with SIGSEGV and no message."""
+    available = available_memory()
+    if needed > available:
+        raise MemoryError(
+            f"Not enough memory to {what}: it needs about {needed / 1e9:.1f} GB and {available / 1e9:.1f} GB "
+            "is available. Close other programs, or use a smaller model (Qwen/Qwen3-ASR-0.6B), float16 "
+            "instead of float32 (--dtype float16), or a 4-bit conversion (scripts/convert.py)"
+        )
 
 
 def load_weights(folder: Path) -> dict[str, mx.array]:
@@ -181,7 +257,11 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
-    model = build_model(read_config(folder), load_weights(folder), dtype or default_dtype())
+    config, dtype = read_config(folder), dtype or default_dtype()
+    tied = ModelArgs.from_dict(config).text.tie_word_embeddings
+    scale, extra = LOAD_OVERHEAD
+    ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
+    model = build_model(config, load_weights(folder), dtype)
     model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

@@ -4,7 +4,7 @@
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .generate import FinishReason
+from .generate import FinishFlags, FinishReason
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class Word:
 
 
 @dataclass
-class Segment:
+class Segment(FinishFlags):
     """One decoded chunk of the audio, with its place in the input in seconds."""
 
     start: float
@@ -28,16 +28,6 @@ class Segment:
     token_ids: list[int] = field(default_factory=list)  # generated ids, language header included
     finish_reason: FinishReason = "stop"  # "stop" (end-of-text), "length" (token budget), "repetition"
     words: Optional[list[Word]] = None  # with transcribe(..., aligner=): times in the whole input
-
-    @property
-    def hit_token_budget(self) -> bool:
-        """Decoding stopped at the token budget, not at end-of-text."""
-        return self.finish_reason == "length"
-
-    @property
-    def repetition_trimmed(self) -> bool:
-        """A runaway loop was detected, stopped and cut out."""
-        return self.finish_reason == "repetition"
 
 
 @dataclass

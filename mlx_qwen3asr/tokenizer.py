@@ -6,10 +6,10 @@
                                                                    -> ("English", "Hello.")
 
 The tokenizer is byte-level BPE built exactly like transformers' Qwen2 fast tokenizer; the
-checkpoint ships no tokenizer.json. A leaf module: it imports only the stdlib and `tokenizers`.
+checkpoint ships no tokenizer.json. A leaf module: it imports only the stdlib, `tokenizers` and
+the JSON file reader.
 """
 
-import json
 import re
 from pathlib import Path
 from typing import Optional, Union
@@ -17,6 +17,7 @@ from typing import Optional, Union
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors
 from tokenizers import Tokenizer as _BackendTokenizer
 
+from .jsonfile import REDOWNLOAD, read_json
 from .layout import TOKENIZER_FILES
 
 # The official list, in the official order.
@@ -91,16 +92,7 @@ def _build_backend(folder: Path, config: dict, split_pattern: Optional[str] = No
         if split_pattern:
             backend.pre_tokenizer = _split_then_bytes(split_pattern)
         return backend
-    bpe = models.BPE.from_file(
-        str(folder / "vocab.json"),
-        str(folder / "merges.txt"),
-        dropout=None,
-        unk_token=None,
-        continuing_subword_prefix="",
-        end_of_word_suffix="",
-        fuse_unk=False,
-        byte_fallback=False,
-    )
+    bpe = _read_bpe(folder)
     backend = _BackendTokenizer(bpe)
     backend.normalizer = normalizers.NFC()
     backend.pre_tokenizer = _split_then_bytes(split_pattern or _SPLIT_PATTERN)
@@ -120,6 +112,24 @@ def _build_backend(folder: Path, config: dict, split_pattern: Optional[str] = No
         got = backend.token_to_id(spec["content"])
         assert got == int(token_id), f"added token {spec['content']!r} got id {got}, not {token_id}"
     return backend
+
+
+def _read_bpe(folder: Path) -> models.BPE:
+    """vocab.json + merges.txt; a cut-off or corrupt one is named with the fix."""
+    try:
+        return models.BPE.from_file(
+            str(folder / "vocab.json"),
+            str(folder / "merges.txt"),
+            dropout=None,
+            unk_token=None,
+            continuing_subword_prefix="",
+            end_of_word_suffix="",
+            fuse_unk=False,
+            byte_fallback=False,
+        )
+    except Exception as e:  # tokenizers raises a bare Exception, naming neither file
+        read_json(folder / "vocab.json")  # raises, naming vocab.json, when that is the broken one
+        raise ValueError(f"{folder / 'merges.txt'} is cut off or corrupt ({e}): {REDOWNLOAD}") from e
 
 
 class Tokenizer:
@@ -150,7 +160,7 @@ class Tokenizer:
                 f"{folder} lacks {', '.join(missing)}: pass the folder of a Qwen3-ASR checkpoint "
                 f"(it holds {', '.join(TOKENIZER_FILES)} next to the weights)."
             )
-        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+        config = read_json(folder / "tokenizer_config.json")
         return cls(_build_backend(folder, config, split_pattern), config)
 
     def encode(self, text: str) -> list[int]:

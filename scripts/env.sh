@@ -1,11 +1,13 @@
 # Sourced by scripts/run.sh and scripts/test.sh: one-time set-up of everything the project needs.
-#   - Debian/Ubuntu (as root): system libraries via apt-get (OpenBLAS, PortAudio, espeak-ng, sox, ffmpeg)
+#   - Debian/Ubuntu (as root): system packages via apt-get: OpenBLAS, PortAudio, ffmpeg; for the tests
+#     espeak-ng, sox, tmux and the virtual microphone's PulseAudio + ALSA plugin (tests never install)
 #   - a virtual environment in .venv with the package installed in editable mode (+ test extras)
 #   - on Linux, OpenBLAS preloaded: the mlx[cpu] wheel links a reference BLAS (~4 GFLOP/s vs ~250)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${MLX_QWEN3ASR_VENV:-$ROOT/.venv}"
-DEBIAN_PACKAGES="libopenblas0-pthread libportaudio2 espeak-ng sox ffmpeg tmux"
+DEBIAN_PACKAGES="libopenblas0-pthread libportaudio2 ffmpeg espeak-ng sox tmux
+  pulseaudio pulseaudio-utils libasound2-plugins alsa-utils"
 
 ensure_debian_packages() {
   command -v apt-get >/dev/null && command -v dpkg >/dev/null || return 0

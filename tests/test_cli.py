@@ -1,6 +1,7 @@
 """The command line, run for real in a subprocess on the tiny checkpoint."""
 
 import json
+import shutil
 import subprocess
 import sys
 import wave
@@ -39,6 +40,16 @@ def test_cli_prints_the_same_text_as_the_library_and_writes_json(tmp_path, clip,
     assert written["text"] == expected.text and written["segments"][0]["end"] == pytest.approx(1.5)
 
 
+def test_each_transcript_ends_with_exactly_one_newline_on_stdout_and_on_disk(tmp_path, clip, tiny_checkpoint, tiny_model):
+    expected = mq.transcribe(clip, tiny_model, max_new_tokens=5).text.strip()
+    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-o", tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == expected + "\n", f"no blank line after the transcript: {run.stdout!r}"
+    assert (tmp_path / "clip.txt").read_text() == expected + "\n"
+    two = _cli(clip, clip, "--model", tiny_checkpoint, "--max-new-tokens", 5)
+    assert two.stdout == f"==> {clip} <==\n{expected}\n" * 2, two.stdout
+
+
 def test_cli_writes_subtitles_with_the_segment_times(tmp_path, clip, tiny_checkpoint):
     run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-f", "srt", "-o", tmp_path)
     assert run.returncode == 0, run.stderr
@@ -50,17 +61,12 @@ def test_cli_writes_subtitles_with_the_segment_times(tmp_path, clip, tiny_checkp
 def test_cli_errors_name_the_cause(tmp_path, clip, tiny_checkpoint):
     missing = _cli(tmp_path / "nope.wav", "--model", tiny_checkpoint)
     assert missing.returncode == 2 and "no such file" in missing.stderr
+    folder = _cli(tmp_path, "--model", tiny_checkpoint)
+    assert folder.returncode == 2 and f"{tmp_path} is a folder, not an audio file" in folder.stderr, folder.stderr
     language = _cli(clip, "--model", tiny_checkpoint, "--language", "Elvish")
     assert language.returncode == 2 and "Elvish" in language.stderr and "English" in language.stderr
     model = _cli(clip, "--model", tmp_path)
     assert model.returncode == 1 and "No config.json" in model.stderr
-
-
-def test_each_transcript_ends_with_exactly_one_newline_on_screen_and_on_disk(tmp_path, clip, tiny_checkpoint):
-    run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 3, "-f", "srt", "-o", tmp_path)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.endswith("\n") and not run.stdout.endswith("\n\n"), repr(run.stdout[-20:])
-    assert (tmp_path / "clip.srt").read_text() == run.stdout
 
 
 @pytest.mark.parametrize("tokens", ["0", "-3"])
@@ -68,6 +74,23 @@ def test_a_token_budget_below_one_is_refused_in_one_line(clip, tiny_checkpoint, 
     run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", tokens)
     assert run.returncode == 2 and "max_new_tokens must be a positive integer" in run.stderr, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_serve_is_a_subcommand_of_the_command_line():
+    run = _cli("serve", "--help")
+    assert run.returncode == 0 and "mlx-qwen3asr serve" in run.stdout and "--api-key" in run.stdout, run.stderr
+    refused = _cli("serve", "--host", "0.0.0.0", "--model", "/nonexistent")
+    assert refused.returncode == 2 and "--api-key" in refused.stderr, refused.stderr
+
+
+def test_a_cut_off_vocabulary_is_one_line_naming_the_file(tmp_path, clip, tiny_checkpoint):
+    shutil.copytree(tiny_checkpoint, tmp_path / "m")
+    vocab = tmp_path / "m" / "vocab.json"
+    vocab.write_bytes(vocab.read_bytes()[:100_000])
+    run = _cli(clip, "--model", tmp_path / "m")
+    assert run.returncode == 1, run.stderr
+    assert run.stderr == f"error: cannot load model: {vocab} is cut off or corrupt " + run.stderr.split(" corrupt ", 1)[1]
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
 
 
 def test_cli_with_an_aligner_writes_the_librarys_words_and_one_cue_per_word(

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,32 @@ def test_a_checkpoint_that_does_not_match_its_config_names_the_tensors(tmp_path,
         mq.load(_edited_copy(tmp_path, tiny_checkpoint, edit))
 
 
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c["text_config"].pop("hidden_size"), r"thinker_config\.text_config\.hidden_size is missing"),
+        (lambda c: c["audio_config"].update(encoder_layers="2"),
+         r"thinker_config\.audio_config\.encoder_layers must be an integer, got '2'"),
+        (lambda c: c["text_config"].update(rms_norm_eps=[1e-6]), r"thinker_config\.text_config\.rms_norm_eps must be a number"),
+        (lambda c: c["text_config"].update(tie_word_embeddings=1), r"thinker_config\.text_config\.tie_word_embeddings must be true or false"),
+        (lambda c: c.update(audio_token_id="151676"), r"thinker_config\.audio_token_id must be an integer"),
+    ],
+)
+def test_a_config_with_a_missing_key_or_a_wrong_type_names_file_key_and_fix(tmp_path, tiny_checkpoint, edit, message):
+    folder = _edited_copy(tmp_path, tiny_checkpoint, edit)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(folder / 'config.json'))}: {message}.*download the model again"):
+        mq.load(folder)
+
+
+def test_a_cut_off_config_is_named_with_the_fix(tmp_path, tiny_checkpoint):
+    folder = tmp_path / "cut"
+    shutil.copytree(tiny_checkpoint, folder)
+    config = folder / "config.json"
+    config.write_text(config.read_text()[:1000])
+    with pytest.raises(ValueError, match=f"^{re.escape(str(config))} is cut off or corrupt .*download the model again"):
+        mq.load(folder)
+
+
 def test_broken_folders_give_errors_that_say_what_to_do(tmp_path, tiny_checkpoint):
     with pytest.raises(FileNotFoundError, match="No config.json"):
         mq.load(tmp_path)
@@ -123,3 +150,5 @@ def test_an_uncached_hub_id_offline_says_how_to_use_a_local_folder(tmp_path):
     run = _load_in_subprocess("Qwen/Qwen3-ASR-0.6B", {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert run.returncode != 0, "loading an uncached model offline must fail"
     assert "HF_HUB_OFFLINE is set" in run.stderr and "local folder" in run.stderr, run.stderr[-800:]
+    assert "hf download Qwen/Qwen3-ASR-0.6B --local-dir" in run.stderr, "the command current huggingface_hub installs"
+    assert "huggingface-cli" not in run.stderr, "huggingface_hub 1.x no longer installs huggingface-cli"

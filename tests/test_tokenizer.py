@@ -88,6 +88,18 @@ def test_a_folder_without_tokenizer_files_is_refused_with_the_missing_names(tmp_
     assert "Qwen3-ASR checkpoint" in message
 
 
+@pytest.mark.parametrize("name", ["vocab.json", "merges.txt", "tokenizer_config.json"])
+def test_a_cut_off_tokenizer_file_is_named_with_the_fix(tmp_path, name):
+    shutil.copytree(CHECKPOINT, tmp_path / "m")
+    broken = tmp_path / "m" / name
+    broken.write_bytes(broken.read_bytes()[: broken.stat().st_size // 2])
+    with pytest.raises(ValueError) as error:
+        Tokenizer.from_dir(tmp_path / "m")
+    message = str(error.value)
+    assert message.startswith(f"{broken} is cut off or corrupt"), message
+    assert message.endswith("download the model again (or restore the file)") and "\n" not in message, message
+
+
 def test_a_folder_with_tokenizer_json_is_loaded_from_it(tmp_path):
     bpe = models.BPE(vocab={"a": 0, "b": 1, "ab": 2}, merges=[("a", "b")])
     BackendTokenizer(bpe).save(str(tmp_path / "tokenizer.json"))

@@ -8,7 +8,8 @@
     -> config.json (+ "quantization"), tokenizer files -> staging folder renamed onto the target
 
 Memory: only one block of source tensors is in memory at a time, plus the output shard being
-filled, so a conversion never holds two copies of the model. A failure anywhere deletes the
+filled, so a conversion never holds two copies of the model; that much is checked against the
+available memory before anything is read (load.ensure_memory). A failure anywhere deletes the
 staging folder; the target appears only complete.
 
 Recipe (the default keeps the transcript): decoder Linear layers and the tied embedding at `bits`
@@ -36,8 +37,10 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from ..model.config import ModelArgs
-from ..load import DTYPES, checked_skeleton, load_weights, read_config, resolve_model_path, weight_files
+from ..load import (
+    DTYPES, LOAD_OVERHEAD, checked_skeleton, ensure_memory, load_weights, read_config, resolve_model_path,
+    weight_files,
+)
 from ..model.model import Qwen3ASR
 from ..layout import SIDE_FILES
 from .writer import ShardWriter, staging_folder
@@ -126,7 +129,7 @@ def quantization_entry(plan: dict[str, Optional[dict]]) -> Optional[dict]:
 
 def source_config(folder: Path) -> dict:
     """config.json of a float Qwen3-ASR checkpoint, or an error saying what is wrong with it."""
-    config = read_config(folder)
+    config = read_config(folder)  # checked: audio_config / text_config and their keys
     model_type = config.get("model_type", MODEL_TYPE)
     if model_type != MODEL_TYPE:
         raise ValueError(
@@ -135,7 +138,6 @@ def source_config(folder: Path) -> dict:
         )
     if config.get("quantization"):
         raise ValueError(f"{folder} is already quantized: convert from the original float checkpoint instead")
-    ModelArgs.from_dict(config)  # raises when audio_config / text_config are missing
     return config
 
 
@@ -165,6 +167,8 @@ def convert(
     model, weights = checked_skeleton(config, load_weights(folder))
     plan = quantization_plan(model, recipe)
     planned = _planned_bytes(weights, plan, recipe.dtype)
+    largest = max(v.nbytes for v in weights.values()) * 3  # a source tensor, its cast and its quantized form
+    ensure_memory(min(planned, max_shard_bytes) + largest + LOAD_OVERHEAD[1], f"convert {folder}")
     sizes = {"read": sum(v.nbytes for v in weights.values()), "quantize": planned, "write": planned}
     report = (lambda stage, n: progress(stage, n, sizes[stage])) if progress else (lambda stage, n: None)
     mx.reset_peak_memory()

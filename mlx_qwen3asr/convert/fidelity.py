@@ -14,7 +14,7 @@ check needs the memory of one model at a time. Comparison stops after the refere
 import gc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 import mlx.core as mx
 import numpy as np
@@ -24,6 +24,10 @@ from ..generate import generate_steps
 from ..load import load
 from ..model.model import Qwen3ASR, encode_audio
 from ..tokenizer import build_prompt
+
+# progress(model, tokens done, tokens in all): "source" as its greedy tokens come, "converted" once
+# its single pass over them is done. The source's greedy decode takes most of the check's time.
+FidelityProgress = Callable[[str, int, int], None]
 
 
 def sample_signal(seconds: float = 3.0) -> np.ndarray:
@@ -61,17 +65,22 @@ class Fidelity:
         return len(self.reference_tokens) if self.first_divergence is None else self.first_divergence
 
 
-def trace(model: Qwen3ASR, wave: np.ndarray, n_tokens: int, teacher: Optional[list[int]] = None) -> Trace:
+def trace(model: Qwen3ASR, wave: np.ndarray, n_tokens: int, teacher: Optional[list[int]] = None,
+          on_token: Callable[[int], None] = lambda done: None) -> Trace:
     """Greedy decoding of `model` on `wave`, or one teacher-forced pass along `teacher`'s tokens.
 
     Up to the first token where a model departs from the teacher, its greedy output and its picks
     along the teacher's prefix are the same thing, so a compared model needs one forward pass only.
+    `on_token(n)` is called as each greedy token is made.
     """
     features = encode_audio(model, wave)
     prompt = build_prompt(model.tokenizer, features.shape[0])
     if teacher is None:
         embeddings = model.embed(mx.array(prompt), features)
-        greedy = list(generate_steps(model, embeddings, model.make_cache(), n_tokens))
+        greedy = []
+        for token in generate_steps(model, embeddings, model.make_cache(), n_tokens):
+            greedy.append(token)
+            on_token(len(greedy))
     path = teacher if teacher is not None else greedy
     hidden = model.model(model.embed(mx.array(prompt + path[:-1]), features))
     logits = np.array(model.logits(hidden[0, len(prompt) - 1 :]).astype(mx.float32))  # LM head on n rows only
@@ -101,17 +110,20 @@ def check_fidelity(
     n_tokens: int = 24,
     wave: Optional[np.ndarray] = None,
     reference_dtype: str = "float32",
+    progress: Optional[FidelityProgress] = None,
 ) -> Fidelity:
     """Run the source model (reference_dtype) and then the converted one (its default dtype)."""
+    report = progress or (lambda model, done, total: None)
     wave = sample_signal() if wave is None else wave
     model = load(source, dtype=reference_dtype)
-    reference = trace(model, wave, n_tokens)
+    reference = trace(model, wave, n_tokens, on_token=lambda done: report("source", done, n_tokens))
     eos = model.tokenizer.eos_token_ids
     del model
     gc.collect()
     mx.clear_cache()
     model = load(converted)
     result = compare(reference, trace(model, wave, n_tokens, teacher=reference.tokens), eos)
+    report("converted", len(reference.tokens), len(reference.tokens))
     del model
     mx.clear_cache()
     return result

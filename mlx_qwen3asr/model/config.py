@@ -6,9 +6,16 @@ Three config.json shapes are accepted and normalised into one `ModelArgs`:
   converted MLX folder the official shape, plus a top-level "quantization" entry
 """
 
-import inspect
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from ..jsonfile import REDOWNLOAD
+
+# What each annotated type accepts from JSON: bool is an int in Python but never a size here,
+# and a float field takes an integer (config.json writes 1000000 for rope_theta).
+_JSON_TYPES = {int: (int,), float: (int, float), bool: (bool,), str: (str,)}
+_TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
 
 
 def conv_stem_length(n: int) -> int:
@@ -22,9 +29,24 @@ def conv_stem_length(n: int) -> int:
 @dataclass
 class BaseArgs:
     @classmethod
-    def from_dict(cls, params: dict[str, Any]):
-        names = inspect.signature(cls).parameters
-        return cls(**{k: v for k, v in params.items() if k in names})
+    def from_dict(cls, params: dict[str, Any], section: str = ""):
+        """The fields of `cls` from `params` (other keys ignored); a missing required key or a
+        value of the wrong type raises ValueError naming `section.key`. A null value means "not given"."""
+        if not isinstance(params, dict):
+            raise ValueError(f"{section or cls.__name__} must be an object, got {params!r}: {REDOWNLOAD}")
+        values = {}
+        for f in dataclasses.fields(cls):
+            key = f"{section}.{f.name}" if section else f.name
+            value = params.get(f.name)
+            if value is None:
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    raise ValueError(f"{key} is missing: {REDOWNLOAD}")
+                continue
+            accepted = _JSON_TYPES.get(f.type)
+            if accepted and (not isinstance(value, accepted) or (f.type is not bool and isinstance(value, bool))):
+                raise ValueError(f"{key} must be {_TYPE_NAMES[f.type]}, got {value!r}: correct it, or {REDOWNLOAD}")
+            values[f.name] = value
+        return cls(**values)
 
 
 @dataclass
@@ -96,14 +118,16 @@ class ModelArgs:
                 "config.json has no audio_config/text_config (neither under thinker_config nor at the top "
                 "level): this is not a Qwen3-ASR checkpoint"
             )
-        token_ids = {
-            k: thinker[k]
-            for k in ("audio_token_id", "audio_start_token_id", "audio_end_token_id")
-            if k in thinker
-        }
+        prefix = "thinker_config." if "thinker_config" in config else ""
+        token_ids = {}
+        for k in ("audio_token_id", "audio_start_token_id", "audio_end_token_id"):
+            if thinker.get(k) is not None:
+                if not isinstance(thinker[k], int) or isinstance(thinker[k], bool):
+                    raise ValueError(f"{prefix}{k} must be an integer, got {thinker[k]!r}: correct it, or {REDOWNLOAD}")
+                token_ids[k] = thinker[k]
         return cls(
-            audio=AudioArgs.from_dict(thinker["audio_config"]),
-            text=TextArgs.from_dict(thinker["text_config"]),
+            audio=AudioArgs.from_dict(thinker["audio_config"], prefix + "audio_config"),
+            text=TextArgs.from_dict(thinker["text_config"], prefix + "text_config"),
             support_languages=list(config.get("support_languages", [])),
             quantization=config.get("quantization"),
             **token_ids,

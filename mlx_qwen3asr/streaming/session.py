@@ -43,11 +43,10 @@ from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..model.model import Qwen3ASR
 from .input import FRAME, PendingSamples, loud_frames
 from ..options import DecodeOptions
-from ..tokenizer import is_space_delimited
 from ..audio.split import split_audio
 from ..transcribe import MIN_SECONDS
 from ..generate import Decoding, token_budget
-from .window_decoder import WindowDecoder, final_text, rollback, window_text
+from .window_decoder import WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
@@ -104,14 +103,6 @@ class _Window:
     decodes: int = 0
     speech: bool = False  # a loud frame has been heard
     quiet: int = 0  # trailing quiet samples
-
-
-def joined(base: str, text: str, language: str) -> str:
-    """The session text `base` followed by a window's text, with a space where the language uses them."""
-    if not text:
-        return base
-    space = base and not base[-1].isspace() and is_space_delimited(language)
-    return base + (" " if space else "") + text
 
 
 class StreamingTranscriber:

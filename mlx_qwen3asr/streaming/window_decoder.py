@@ -28,7 +28,7 @@ from .encoder_cache import EncoderCache
 from ..generate import Decoding, StopRules, choices, decode
 from ..model.model import Qwen3ASR, encode_audio
 from ..options import DecodeOptions
-from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, parse_output
+from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, is_space_delimited, parse_output
 
 
 # Text of a window's ids. The header "language X<asr_text>" ends within this many characters, or the
@@ -64,6 +64,14 @@ def final_text(
     if text.startswith(committed):
         return language, text
     return window_text(tokenizer, ids, forced_language)
+
+
+def joined(base: str, text: str, language: str) -> str:
+    """The session text `base` followed by a window's text, with a space where the language uses them."""
+    if not text:
+        return base
+    space = base and not base[-1].isspace() and is_space_delimited(language)
+    return base + (" " if space else "") + text
 
 
 def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:

@@ -12,8 +12,15 @@ import mlx.core as mx
 import pytest
 
 import mlx_qwen3asr as mq
-from dictation_helpers import SpeechFile, make_speech_file
+from dictation_helpers import RunningApp, SpeechFile, make_speech_file
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
+
+
+@pytest.fixture(autouse=True)
+def no_app_left_running():
+    """Whatever a test asserts, the app processes it started are gone when it ends."""
+    yield
+    RunningApp.kill_all()
 
 
 @pytest.fixture(scope="session")

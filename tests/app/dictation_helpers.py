@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,14 @@ RATE = 16000
 SENTENCES = ("Hello there, this is the first sentence.", "The second one is a little longer.",
              "And that is all.")
 MAX_NEW_TOKENS = 8  # random weights never stop on their own
+MAX_SLOWDOWN = 4.0  # waits grow with the machine's load up to this factor, never without bound
+
+
+def patient(seconds: float) -> float:
+    """`seconds` scaled by how overloaded the machine is now (1-minute load per core, 1 to 4x):
+    on a shared 2-core machine a test may run beside others, and real-time audio does not wait."""
+    load_per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return seconds * min(MAX_SLOWDOWN, max(1.0, load_per_core))
 
 
 @dataclass
@@ -96,14 +105,21 @@ def silence(seconds: float) -> np.ndarray:
 
 
 class RunningApp:
-    """The app as a child process with stdout piped; its lines are collected as they come."""
+    """The app as a child process with stdout piped; its lines are collected as they come.
+
+    Each runs in a process group of its own; `kill_all` (called after every test by conftest.py)
+    kills the groups still running, so a failed test never leaves an app behind.
+    """
+
+    running: list["RunningApp"] = []
 
     def __init__(self, args: list[str]) -> None:
         import queue
         import threading
 
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        env=app_env(), cwd=ROOT)
+                                        env=app_env(), cwd=ROOT, start_new_session=True)
+        RunningApp.running.append(self)
         self._lines: "queue.Queue[str]" = queue.Queue()
         self.lines: list[str] = []
         self.errors: list[str] = []  # stderr lines so far
@@ -119,9 +135,17 @@ class RunningApp:
         for line in self.process.stderr:
             self.errors.append(line.rstrip("\n"))
 
+    @classmethod
+    def kill_all(cls) -> None:
+        while cls.running:
+            app = cls.running.pop()
+            if app.process.poll() is None:
+                os.killpg(app.process.pid, signal.SIGKILL)
+                app.process.wait(timeout=10)
+
     def wait_for_error(self, text: str, timeout: float = 30.0) -> None:
-        """Wait until a stderr line contains `text`."""
-        end = time.monotonic() + timeout
+        """Wait until a stderr line contains `text` (the wait scales with the machine's load)."""
+        end = time.monotonic() + patient(timeout)
         while not any(text in line for line in self.errors):
             assert self.process.poll() is None, "app exited; stderr:\n" + "\n".join(self.errors)
             assert time.monotonic() < end, f"{text!r} not on stderr:\n" + "\n".join(self.errors)
@@ -131,7 +155,7 @@ class RunningApp:
         import queue
 
         try:
-            line = self._lines.get(timeout=timeout)
+            line = self._lines.get(timeout=patient(timeout))
         except queue.Empty:
             raise AssertionError(f"no committed line within {timeout} s; lines so far {self.lines}; "
                                  "stderr:\n" + "\n".join(self.errors)) from None
@@ -140,7 +164,7 @@ class RunningApp:
 
     def finish(self, timeout: float = 60.0) -> tuple[int, str]:
         """Wait for exit; returns (exit status, stderr) with every stdout line collected."""
-        self.process.wait(timeout=timeout)
+        self.process.wait(timeout=patient(timeout))
         for reader in self._readers:
             reader.join(timeout=5)
         while not self._lines.empty():

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from app.capture import Block, Marker, MicSource
+from app.capture import Block, Gap, Marker, MicSource
 from app.errors import AppError
 
 
@@ -115,3 +115,49 @@ def test_stop_closes_the_stream_and_ends_the_queue():
     mic.start()
     mic.stop()
     assert not sd.streams[0].active and blocks.get_nowait() is Marker.END
+
+
+def adc(t: float):
+    """PortAudio's time info: the stream time of the block's first sample."""
+    return SimpleNamespace(inputBufferAdcTime=t)
+
+
+def test_blocks_dropped_by_a_stalled_consumer_become_one_gap_before_the_next_block():
+    sd, blocks = FakeSoundDevice(), queue.Queue(maxsize=3)
+    mic = MicSource(blocks, sounddevice=sd)
+    mic.start()
+    block = np.zeros((1440, 1), np.float32)  # 30 ms at 48 kHz
+    for i in range(5):  # the decoder is stalled: the queue holds 3, two are dropped
+        sd.streams[0].callback(block, 1440, adc(i * 0.03), status())
+    assert mic.overflows == 2, f"two dropped blocks counted, got {mic.overflows}"
+    drained = [blocks.get_nowait() for _ in range(3)]
+    assert all(isinstance(b, Block) for b in drained)
+    sd.streams[0].callback(block, 1440, adc(5 * 0.03), status())
+    gap, after = blocks.get_nowait(), blocks.get_nowait()
+    assert isinstance(gap, Gap) and gap.seconds == pytest.approx(0.06), f"the 60 ms lost, then audio: {gap}"
+    assert isinstance(after, Block) and mic.overflows == 2 and mic.lost_seconds == pytest.approx(0.06)
+
+
+def test_a_jump_of_the_streams_clock_without_any_overflow_flag_is_counted_as_lost_audio():
+    sd, blocks = FakeSoundDevice(), queue.Queue()
+    mic = MicSource(blocks, sounddevice=sd)
+    mic.start()
+    block = np.zeros((1440, 1), np.float32)
+    for t in (100.0, 100.03, 107.06, 107.09):  # 7 s missing between the 2nd and 3rd block, no flag set
+        sd.streams[0].callback(block, 1440, adc(t), status())
+    items = [blocks.get_nowait() for _ in range(blocks.qsize())]
+    kinds = [type(item).__name__ for item in items]
+    assert kinds == ["Block", "Block", "Gap", "Block", "Block"], kinds
+    assert items[2].seconds == pytest.approx(7.0) and mic.overflows == 1 and mic.lost_seconds == pytest.approx(7.0)
+
+
+def test_without_stream_times_the_wall_clock_detects_a_long_stall_but_not_jitter():
+    sd, blocks, clock = FakeSoundDevice(), queue.Queue(), SimpleNamespace(now=0.0)
+    mic = MicSource(blocks, sounddevice=sd, clock=lambda: clock.now)
+    mic.start()
+    block = np.zeros((1440, 1), np.float32)
+    for t in (0.0, 0.5, 0.51, 0.52, 3.53):  # a callback 0.4 s late then a burst: jitter; then 3 s missing
+        clock.now = t
+        sd.streams[0].callback(block, 1440, adc(0.0), status())  # 0: the host API gives no stream time
+    kinds = [type(blocks.get_nowait()).__name__ for _ in range(blocks.qsize())]
+    assert kinds == ["Block"] * 4 + ["Gap", "Block"] and mic.overflows == 1, (kinds, mic.overflows)

@@ -4,6 +4,7 @@ Each run replays espeak-ng sentences separated by 1.5 s of digital silence throu
 pipeline the microphone uses, with the audio-sensitive random model (see conftest.py).
 """
 
+import os
 import shutil
 import signal
 import subprocess
@@ -58,6 +59,32 @@ def test_ctrl_c_commits_what_was_captured_and_the_file_has_every_line(listening_
     assert "stopping" in err and "session:" in err, f"stop message and summary expected:\n{err}"
     assert len(app.lines) == 2 and app.lines[0] == first, f"the half-spoken sentence is committed: {app.lines}"
     assert output.read_text(encoding="utf-8").splitlines() == app.lines, "the file has every committed line"
+
+
+def test_a_full_disk_keeps_the_session_alive_and_says_where_the_text_went(listening_checkpoint, speech_file,
+                                                                        tmp_path):
+    env = {**app_env(), "TMPDIR": str(tmp_path)}
+    run = subprocess.run(app_command(listening_checkpoint, "--input", str(speech_file.path), "--fast",
+                                     "--output", "/dev/full"),
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, f"the session survives a failing --output; stderr:\n{run.stderr}"
+    lines = run.stdout.splitlines()
+    assert len(lines) == 3, f"every utterance is still shown: {lines}"
+    assert run.stderr.count("cannot write (No space left on device)") == 1, f"said once:\n{run.stderr}"
+    saved = list(tmp_path.glob("dictation-unsaved-*.txt"))
+    assert len(saved) == 1 and saved[0].read_text().splitlines() == lines, "the unwritten lines are kept"
+    assert f"the last 3 could not be written (No space left on device); they are in {saved[0]}" in run.stderr
+
+
+def test_an_unwritable_save_audio_folder_is_refused_before_listening(listening_checkpoint, speech_file, tmp_path):
+    folder = f"/proc/{os.getpid()}" if os.geteuid() == 0 else str(tmp_path / "ro")
+    if os.geteuid() != 0:
+        os.mkdir(folder, 0o555)
+    run = subprocess.run(app_command(listening_checkpoint, "--input", str(speech_file.path), "--fast",
+                                     "--save-audio", folder), capture_output=True, text=True, env=app_env(),
+                         cwd=ROOT, timeout=120)
+    assert run.returncode == 1 and run.stdout == "", run.stderr
+    assert f"error: Cannot write into --save-audio folder {folder}" in run.stderr, run.stderr
 
 
 def test_sigkill_loses_nothing_that_was_committed(listening_checkpoint, speech_file, tmp_path):

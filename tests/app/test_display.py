@@ -41,3 +41,13 @@ def test_live_display_prints_commits_and_draws_the_status_line():
         display.commit("a whole sentence")
     assert "a whole sentence" in buffer.getvalue(), "committed text is printed"
     assert "overflows 0" in buffer.getvalue(), "the status line is drawn"
+
+
+def test_the_status_line_says_how_far_decoding_is_behind_once_it_passes_a_second():
+    stats = SessionStats(started=0.0, audio_seconds=10.0, compute_seconds=15.0, behind_seconds=3.24)
+    line = status_line(stats, now=10.0)
+    assert "behind 3.2 s" in line.plain, line.plain
+    assert any(span.style == "bold red" and line.plain[span.start:span.end] == " │ behind 3.2 s"
+               for span in line.spans), "shown in red"
+    stats.behind_seconds = 0.8  # less than one utterance's decode: normal
+    assert "behind" not in status_line(stats, now=10.0).plain

@@ -1,0 +1,17 @@
+"""A local transcription server: OpenAI's audio API for files, a WebSocket for live audio, one model.
+
+    client --multipart--> routes (uploads: fields + audio) --FileJob--> worker (one thread owns the
+           model: live steps and file batches alternate) --Transcription--> responses (json, text,
+           srt, vtt, verbose_json, SSE)
+    client --WebSocket PCM frames--> live (one mq.StreamingTranscriber per connection; its steps run
+           on the same worker) --events--> client
+
+Files: serve (argv, load + warm, uvicorn), app (auth, upload limit, routing), routes, uploads,
+responses, transcription (the engine call), worker, live, disconnect, errors, languages.
+Needs the `server` extra (starlette, uvicorn, websockets, python-multipart); `main` imports them only
+when run. Installed, this package is `mlx_qwen3asr_app.server` (`python -m mlx_qwen3asr_app.server`).
+"""
+
+from .serve import main
+
+__all__ = ["main"]

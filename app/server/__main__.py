@@ -1,0 +1,8 @@
+"""`python -m app.server --model M`: see serve.py."""
+
+import sys
+
+from .serve import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The ASGI application: routes + the two gates every request passes first.
+
+    request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", except /health)
+            -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading)
+            -> routes (routes.py, live.py); APIError / HTTPException -> OpenAI error JSON
+"""
+
+import hmac
+from typing import Optional
+
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .errors import APIError, api_error, http_error, server_error
+from .live import POLICY, live_endpoint
+from .routes import ServerState, health, models, transcriptions
+
+OPEN_PATHS = ("/health",)
+
+
+class BearerAuth:
+    def __init__(self, app: ASGIApp, api_key: Optional[str]):
+        self.app, self.expected = app, f"Bearer {api_key}".encode() if api_key else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.expected is None or scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+            return await self.app(scope, receive, send)
+        given = Headers(scope=scope).get("authorization", "").encode()
+        if hmac.compare_digest(given, self.expected):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            return await send({"type": "websocket.close", "code": POLICY})  # refused before accept: HTTP 403
+        error = APIError(401, "Missing or wrong API key: send the header 'Authorization: Bearer KEY' with the "
+                              "server's --api-key", code="invalid_api_key")  # fmt: skip
+        await error.response()(scope, receive, send)
+
+
+class UploadLimit:
+    """HTTP bodies over max_bytes get 413. The rest of such a body (up to DRAIN_FACTOR x the limit) is
+    read and discarded first: a client still sending when the answer comes sees a broken pipe, not
+    the 413."""
+
+    DRAIN_FACTOR = 4
+
+    def __init__(self, app: ASGIApp, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    def _too_large(self) -> APIError:
+        return APIError(413, f"The upload is larger than the server's limit of {self.max_bytes / 1e6:g} MB "
+                             "(--max-upload-mb)", param="file", code="file_too_large")  # fmt: skip
+
+    async def _drain(self, receive: Receive, received: int) -> None:
+        more = True
+        while more and received <= self.DRAIN_FACTOR * self.max_bytes:
+            message = await receive()
+            received += len(message.get("body", b""))
+            more = message.get("more_body", False) and message["type"] == "http.request"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = Headers(scope=scope).get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._drain(receive, 0)
+            return await self._too_large().response()(scope, receive, send)
+        received = 0
+
+        async def counted() -> dict:  # a chunked upload without a length is stopped when it crosses
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                if message.get("more_body", False):
+                    await self._drain(receive, received)
+                raise self._too_large()
+            return message
+
+        await self.app(scope, counted, send)
+
+
+def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_bytes: int = 25_000_000) -> Starlette:
+    routes = [
+        Route("/v1/audio/transcriptions", transcriptions, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),
+        WebSocketRoute("/v1/audio/live", live_endpoint),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(BearerAuth, api_key=api_key), Middleware(UploadLimit, max_bytes=max_upload_bytes)],
+        exception_handlers={APIError: api_error, HTTPException: http_error, Exception: server_error},
+    )
+    app.state.server = state
+    return app

@@ -1,0 +1,99 @@
+"""`python -m app.server --model M [--host 127.0.0.1] [--port 8000]`: load, warm up, then serve.
+
+    argv -> options (refuses a non-local --host without --api-key)
+    -> ModelWorker thread: mq.load + one short transcription (warm-up) -> ready
+    -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
+"""
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.lifecycle import releases_mlx_streams
+from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+WARMUP_TOKENS = 4
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mlx-qwen3asr serve",
+                                     description="Serve OpenAI's audio transcription API and live WebSocket sessions.")
+    add = parser.add_argument
+    add("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
+    add("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs --api-key)")
+    add("--port", type=int, default=8000)
+    add("--api-key", default=os.environ.get("MLX_QWEN3ASR_API_KEY"),
+        help="require 'Authorization: Bearer KEY' (default: $MLX_QWEN3ASR_API_KEY)")
+    add("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
+    add("--batch-size", type=int, default=4, help="file requests decoded together (1 = no batching)")
+    add("--max-queue", type=int, default=64, help="requests waiting or decoding before new ones get 429")
+    add("--max-live-sessions", type=int, default=8, help="WebSocket sessions at once")
+    add("--max-upload-mb", type=float, default=25.0, help="larger uploads get 413 (default 25, as OpenAI)")
+    add("--max-new-tokens", type=int, default=None, help="token cap per decoded chunk (default: by duration)")
+    add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    return parser
+
+
+def check_options(args: argparse.Namespace) -> Optional[str]:
+    """The reason these options are refused, or None."""
+    if args.host not in LOCAL_HOSTS and not args.api_key:
+        return f"binding {args.host} exposes the server to the network: set --api-key (or $MLX_QWEN3ASR_API_KEY)"
+    if args.batch_size < 1 or args.max_queue < 1 or args.max_live_sessions < 0 or args.max_upload_mb <= 0:
+        return "--batch-size and --max-queue must be at least 1, --max-upload-mb above 0"
+    if args.max_new_tokens is not None and args.max_new_tokens < 1:
+        return "--max-new-tokens must be at least 1"
+    return None
+
+
+def load_and_warm(model_path: str, dtype: Optional[str]) -> mq.Qwen3ASR:
+    """Runs on the worker thread: the first request then pays no compile or allocation cost."""
+    model = mq.load(model_path, dtype=dtype)
+    noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
+    mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS)
+    return model
+
+
+@releases_mlx_streams
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    problem = check_options(args)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        import uvicorn
+
+        from .app import build_app
+        from .routes import ServerState
+        from .worker import ModelWorker
+    except ImportError as e:
+        print(f"error: the server needs its extra dependencies ({e.name}): pip install 'mlx-qwen3asr[server]'",
+              file=sys.stderr)
+        return 1
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    started = time.perf_counter()
+    worker = ModelWorker(lambda: load_and_warm(args.model, args.dtype), batch_size=args.batch_size,
+                         max_queue=args.max_queue)
+    try:
+        worker.start()
+    except (FileNotFoundError, ValueError, OSError) as e:
+        print(f"error: cannot load model: {e}", file=sys.stderr)
+        return 1
+    print(f"model {args.model} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    model_id = Path(args.model).name if Path(args.model).exists() else args.model
+    state = ServerState(worker, model_id, started=time.time(), max_new_tokens=args.max_new_tokens,
+                        max_live_sessions=args.max_live_sessions)
+    app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        worker.stop()
+    return 0

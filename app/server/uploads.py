@@ -1,0 +1,127 @@
+"""A multipart transcription request -> checked fields + a 16 kHz waveform.
+
+    multipart form (file, model, language, prompt, response_format, stream, temperature,
+                    timestamp_granularities[]) -> TranscriptionRequest   (APIError 400 naming the field)
+    uploaded bytes -> temp file (the library reads WAV itself, anything else with ffmpeg)
+                   -> mq.prepare_audio -> float32 [n]        (empty / unreadable / NaN -> APIError 400)
+
+Clients send bytes, never paths: a text value in `file` is refused. Unknown fields (OpenAI has many
+that only apply to its own models) are ignored; `model` is accepted whatever it names, as one model
+is served.
+"""
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+
+import mlx_qwen3asr as mq
+
+from .errors import APIError
+from .languages import resolve_language
+
+RESPONSE_FORMATS = ("json", "text", "srt", "vtt", "verbose_json")
+GRANULARITIES = ("segment", "word")
+_SAFE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+
+@dataclass
+class TranscriptionRequest:
+    audio: bytes
+    filename: str
+    language: Optional[str]  # a library language name; None: detect
+    prompt: str
+    response_format: str
+    stream: bool
+    words: bool  # timestamp_granularities[] has "word"
+
+
+async def read_request(request: Request, has_aligner: bool = False) -> TranscriptionRequest:
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise APIError(400, "Send the audio as multipart/form-data with a `file` part", param="file")
+    form = await request.form(max_files=1, max_fields=64)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        given = "a text value" if upload is not None else "nothing"
+        raise APIError(400, f"`file` must be an uploaded audio file (a multipart file part), got {given}; "
+                            "file paths are not accepted", param="file")  # fmt: skip
+    response_format = _text(form, "response_format") or "json"
+    if response_format not in RESPONSE_FORMATS:
+        raise APIError(400, f"Unsupported response_format {response_format!r}: use one of "
+                            f"{', '.join(RESPONSE_FORMATS)}", param="response_format")  # fmt: skip
+    words = "word" in _granularities(form)
+    if words and not has_aligner:
+        raise APIError(400, "Word timestamps need a forced aligner, which this server does not have yet "
+                            "(a later --aligner option): ask for segment timestamps", param="timestamp_granularities")
+    _check_temperature(_text(form, "temperature"))
+    return TranscriptionRequest(
+        audio=await upload.read(),
+        filename=os.path.basename(upload.filename or "audio"),
+        language=resolve_language(_text(form, "language")),
+        prompt=_text(form, "prompt") or "",
+        response_format=response_format,
+        stream=_boolean(_text(form, "stream"), "stream"),
+        words=words,
+    )
+
+
+def decode_audio(data: bytes, filename: str) -> np.ndarray:
+    """Uploaded bytes -> 16 kHz mono float32 (blocking: ffmpeg may run; call it off the event loop)."""
+    if not data:
+        raise APIError(400, f"The uploaded file {filename!r} is empty (0 bytes)", param="file")
+    match = _SAFE_SUFFIX.search(filename)
+    with tempfile.TemporaryDirectory(prefix="mlx-qwen3asr-upload-") as folder:
+        path = os.path.join(folder, "upload" + (match.group(0) if match else ""))
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            wave = mq.prepare_audio(path)
+        except (ValueError, TypeError) as e:
+            message = str(e).replace(path, repr(filename))
+            raise APIError(400, message, param="file", code="invalid_audio") from e
+    if wave.size == 0:
+        raise APIError(400, f"The uploaded file {filename!r} holds no audio samples", param="file",
+                       code="invalid_audio")
+    return wave
+
+
+def _text(form: FormData, name: str) -> Optional[str]:
+    value = form.get(name)
+    if isinstance(value, UploadFile):
+        raise APIError(400, f"`{name}` must be a text field, not a file", param=name)
+    return value
+
+
+def _granularities(form: FormData) -> list[str]:
+    values = form.getlist("timestamp_granularities[]") + form.getlist("timestamp_granularities")
+    for value in values:
+        if value not in GRANULARITIES:
+            raise APIError(400, f"Unsupported timestamp granularity {value!r}: use segment or word",
+                           param="timestamp_granularities")
+    return values
+
+
+def _boolean(value: Optional[str], name: str) -> bool:
+    if value is None:
+        return False
+    if value.strip().lower() not in _BOOLEANS:
+        raise APIError(400, f"`{name}` must be true or false, got {value!r}", param=name)
+    return _BOOLEANS[value.strip().lower()]
+
+
+def _check_temperature(value: Optional[str]) -> None:
+    """Decoding is greedy (temperature 0); any valid temperature is accepted and has no effect."""
+    if value is None:
+        return
+    try:
+        valid = 0.0 <= float(value) <= 1.0  # NaN compares False: refused too
+    except ValueError:
+        valid = False
+    if not valid:
+        raise APIError(400, f"`temperature` must be a number from 0 to 1, got {value!r}", param="temperature")

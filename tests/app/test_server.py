@@ -1,0 +1,201 @@
+"""The server end to end: `python -m app.server` on a free port with the audio-sensitive tiny model,
+driven by the real `openai` client and a real WebSocket client; answers must equal the library's."""
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from openai import OpenAI
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.formats import FORMATS
+from mlx_qwen3asr.streaming import StreamingOptions
+from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form, request, server_process, wav_bytes
+
+AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
+UPLOAD_LIMIT_MB = 2
+
+
+@pytest.fixture(scope="module")
+def server(listening_checkpoint):
+    with server_process(listening_checkpoint, "--max-upload-mb", str(UPLOAD_LIMIT_MB)) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def client(server) -> OpenAI:
+    return OpenAI(base_url=f"{server}/v1", api_key="local", max_retries=0, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def long_pcm() -> np.ndarray:
+    """15.7 s of espeak-ng speech as int16, the samples the WAV file holds."""
+    return np.round(mq.load_audio(AUDIO / "long.wav") * 32768).astype(np.int16)
+
+
+def expected(model, pcm: np.ndarray, **options) -> mq.Transcription:
+    return mq.transcribe(pcm.astype(np.float32) / 32768, model, max_new_tokens=MAX_NEW_TOKENS, **options)
+
+
+def transcribe(client: OpenAI, pcm: np.ndarray, **fields):
+    return client.audio.transcriptions.create(file=("speech.wav", wav_bytes(pcm)), model="qwen3-asr", **fields)
+
+
+@pytest.mark.parametrize("response_format", ["json", "text", "srt", "vtt", "verbose_json"])
+def test_every_response_format_equals_the_library_transcription(client, listening_model, long_pcm, response_format):
+    pcm = long_pcm[: 6 * 16000]
+    reference = expected(listening_model, pcm)
+    answer = transcribe(client, pcm, response_format=response_format)
+    if response_format == "json":
+        assert answer.text == reference.text, "json text differs from mq.transcribe"
+    elif response_format == "verbose_json":
+        assert (answer.text, answer.language, answer.duration) == (reference.text, reference.language, 6.0)
+        segments = [(s.start, s.end, s.text, s.tokens) for s in answer.segments]
+        assert segments == [(0.0, 6.0, s.text, s.token_ids) for s in reference.segments], "segments differ"
+    else:
+        writer = {"text": "txt"}.get(response_format, response_format)
+        assert answer == FORMATS[writer](reference), f"{response_format} differs from the library's writer"
+    assert reference.text, "the reference must not be empty, or equality proves nothing"
+
+
+def test_language_takes_iso_codes_and_names_in_any_case(client, listening_model, long_pcm):
+    pcm = long_pcm[: 4 * 16000]
+    forced = expected(listening_model, pcm, language="German").text
+    assert forced != expected(listening_model, pcm).text, "forcing a language must change this model's text"
+    for language in ("de", "DE", "german", "German"):
+        assert transcribe(client, pcm, language=language).text == forced, f"language={language!r}"
+
+
+def test_prompt_is_passed_as_context(client, listening_model, long_pcm):
+    pcm = long_pcm[: 4 * 16000]
+    reference = expected(listening_model, pcm, context="Qwen, MLX, Zurich").text
+    assert transcribe(client, pcm, prompt="Qwen, MLX, Zurich").text == reference
+
+
+def test_streaming_sends_one_delta_per_decoded_chunk_then_the_whole_text(client, listening_model, long_pcm):
+    pcm = np.concatenate([long_pcm, long_pcm, long_pcm])  # 47 s: two chunks of at most 30 s
+    reference = expected(listening_model, pcm)
+    events = list(transcribe(client, pcm, stream=True))
+    kinds = [e.type for e in events]
+    assert kinds == ["transcript.text.delta"] * 2 + ["transcript.text.done"], f"events: {kinds}"
+    assert "".join(e.delta for e in events[:2]) == events[2].text == reference.text
+    assert events[0].delta == reference.segments[0].text, "the first delta is the first chunk's text"
+
+
+def test_sixteen_concurrent_requests_each_get_their_own_transcript(client, listening_model, long_pcm):
+    clips = [long_pcm[i * 8000 : i * 8000 + 16000 + i * 4000] for i in range(16)]  # 1-4.75 s, all different
+    references = [expected(listening_model, clip).text for clip in clips]
+    assert len(set(references)) > 8, "the clips must give different texts, or a mix-up would not show"
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda clip: transcribe(client, clip).text, clips))
+    assert answers == references
+
+
+def bad_requests(long_pcm):
+    """(what is wrong, form fields, files, status, the param the error names)."""
+    nan = np.full(16000, 0.1, np.float32)
+    nan[100] = np.nan
+    speech = wav_bytes(long_pcm[:16000])
+    big = wav_bytes(np.zeros(int(UPLOAD_LIMIT_MB * 1e6 / 2) + 1000, np.int16))
+    return [
+        ("empty file", {}, {"file": ("a.wav", b"")}, 400, "file"),
+        ("not audio", {}, {"file": ("a.mp3", b"this is not audio at all" * 40)}, 400, "file"),
+        ("NaN samples", {}, {"file": ("a.wav", float_wav_bytes(nan))}, 400, "file"),
+        ("a WAV without samples", {}, {"file": ("a.wav", wav_bytes(np.zeros(0, np.int16)))}, 400, "file"),
+        ("unknown language", {"language": "xx"}, {"file": ("a.wav", speech)}, 400, "language"),
+        ("unknown response_format", {"response_format": "xml"}, {"file": ("a.wav", speech)}, 400, "response_format"),
+        ("stream is not a boolean", {"stream": "maybe"}, {"file": ("a.wav", speech)}, 400, "stream"),
+        ("temperature out of range", {"temperature": "7"}, {"file": ("a.wav", speech)}, 400, "temperature"),
+        ("word times without an aligner", {"timestamp_granularities[]": "word"}, {"file": ("a.wav", speech)},
+         400, "timestamp_granularities"),
+        ("a path instead of a file", {"file": "/etc/passwd"}, {}, 400, "file"),
+        ("no file", {"model": "x"}, {}, 400, "file"),
+        ("an upload over the limit", {}, {"file": ("a.wav", big)}, 413, "file"),
+    ]  # fmt: skip
+
+
+def test_each_bad_input_gets_its_status_and_the_server_keeps_serving(server, client, listening_model, long_pcm):
+    good = long_pcm[:16000]
+    reference = expected(listening_model, good).text
+    for problem, fields, files, status, param in bad_requests(long_pcm):
+        code, _, body = post_form(f"{server}/v1/audio/transcriptions", {"model": "x", **fields}, files)
+        assert code == status, f"{problem}: status {code}, body {body[:300]!r}"
+        error = error_of(body)
+        assert error["param"] == param and error["message"], f"{problem}: {error}"
+        assert transcribe(client, good).text == reference, f"the request after {problem!r} failed"
+
+
+def test_models_lists_the_served_model_and_health_answers(server, client, listening_checkpoint):
+    assert [m.id for m in client.models.list()] == [listening_checkpoint.name]
+    status, _, body = request(f"{server}/health")
+    health = json.loads(body)
+    assert (status, health["status"], health["model"]) == (200, "ok", listening_checkpoint.name), health
+    assert (health["open_requests"], health["queued_jobs"]) == (0, 0), f"nothing is waiting: {health}"
+
+
+def live_events(server: str, frames: list[bytes], query: str = "") -> list[dict]:
+    """Send frames, then finish; every event up to transcript.done."""
+    with connect(f"{server.replace('http', 'ws')}/v1/audio/live{query}", open_timeout=30) as ws:
+        events = [json.loads(ws.recv(timeout=30))]
+        for frame in frames:
+            ws.send(frame)
+        ws.send(json.dumps({"type": "finish"}))
+        while events[-1]["type"] != "transcript.done":
+            events.append(json.loads(ws.recv(timeout=60)))
+    return events
+
+
+def streamed(model, samples: np.ndarray) -> mq.Update:
+    stream = mq.StreamingTranscriber(model, options=StreamingOptions(max_new_tokens=MAX_NEW_TOKENS))
+    stream.feed(samples)
+    return stream.finish()
+
+
+def test_live_session_commits_what_the_streaming_engine_commits(server, listening_model, long_pcm):
+    reference = streamed(listening_model, long_pcm)
+    frames = [long_pcm[i : i + 1600].tobytes() for i in range(0, len(long_pcm), 1600)]  # 0.1 s each
+    events = live_events(server, frames)
+    assert events[0] == {"type": "session.created", "sample_rate": 16000, "encoding": "pcm16", "language": None}
+    assert events[-1]["text"] == reference.committed and reference.committed, "final text differs"
+    committed = [e for e in events if e["type"] == "transcript.committed"]
+    assert "".join(e["text"] for e in committed) == reference.committed, "committed pieces must add up"
+    times = [t for e in committed for t in (e["start"], e["end"])]
+    assert times == sorted(times) and times[-1] == pytest.approx(len(long_pcm) / 16000), f"times {times}"
+    assert any(e["type"] == "transcript.partial" for e in events), "no partial text while audio came in"
+
+
+def test_live_session_takes_float32_frames_and_reports_bad_ones(server, listening_model, long_pcm):
+    samples = long_pcm[: 5 * 16000].astype(np.float32) / 32768
+    reference = streamed(listening_model, samples)
+    frames = [b"\x00\x00\x80", samples.tobytes()]  # 3 bytes: not whole float32 samples, dropped
+    events = live_events(server, frames, "?encoding=float32")
+    errors = [e["error"] for e in events if e["type"] == "error"]
+    assert [e["param"] for e in errors] == ["audio"], f"the bad frame is reported once: {errors}"
+    assert events[-1]["text"] == reference.committed, "the session went on after the bad frame"
+
+
+def test_a_live_client_that_disconnects_mid_session_is_dropped(server, long_pcm):
+    with connect(f"{server.replace('http', 'ws')}/v1/audio/live", open_timeout=30) as ws:
+        ws.recv(timeout=30)
+        ws.send(long_pcm[: 5 * 16000].tobytes())  # steps queued; the client leaves without finishing
+        health = json.loads(request(f"{server}/health")[2])
+        assert health["live_sessions"] == 1, health
+    end = time.monotonic() + 10
+    while json.loads(request(f"{server}/health")[2])["live_sessions"] != 0:
+        assert time.monotonic() < end, "the session outlived its client"
+        time.sleep(0.05)
+
+
+def test_a_live_session_with_an_unknown_language_is_refused_with_the_reason(server):
+    with connect(f"{server.replace('http', 'ws')}/v1/audio/live?language=klingon", open_timeout=30) as ws:
+        event = json.loads(ws.recv(timeout=30))
+        assert (event["type"], event["error"]["param"]) == ("error", "language"), event
+        assert "klingon" in event["error"]["message"]
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=30)
+    assert closed.value.rcvd.code == 1008, "closed as a policy violation"

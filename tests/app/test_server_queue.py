@@ -1,0 +1,153 @@
+"""The server's queue, gates and options, in this process on a fake engine (no model): a full queue,
+a client that leaves, live steps taking turns with file batches, the API key."""
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+
+import mlx_qwen3asr as mq
+from app.server import main
+from app.server.app import build_app
+from app.server.routes import ServerState
+from app.server.transcription import FileJob
+from app.server.worker import ModelWorker
+from server_helpers import error_of, post_form, request, server_in_thread, wav_bytes
+
+SPEECH = wav_bytes(np.full(8000, 0.1, np.float32))  # 0.5 s
+
+
+class HeldEngine:
+    """A transcribe_many stand-in: records each batch and holds it until released."""
+
+    def __init__(self, order: list):
+        self.order, self.entered, self.release = order, threading.Event(), threading.Event()
+
+    def __call__(self, model, jobs: list[FileJob]) -> list[mq.Transcription]:
+        self.order.append(f"files x{len(jobs)}")
+        self.entered.set()
+        assert self.release.wait(20), "the test never released the engine"
+        return [mq.Transcription(f"{len(job.wave)} samples", "English") for job in jobs]
+
+
+def serving(engine, **worker_options):
+    worker = ModelWorker(lambda: None, transcribe=engine, **worker_options)
+    worker.start()
+    return worker, ServerState(worker, "fake")
+
+
+def health(base: str) -> dict:
+    return json.loads(request(f"{base}/health")[2])
+
+
+def wait_for(condition, what: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def post(base: str, timeout: float = 30.0):
+    return post_form(f"{base}/v1/audio/transcriptions", {"model": "x"}, {"file": ("a.wav", SPEECH)}, timeout=timeout)
+
+
+def test_a_full_queue_answers_429_with_retry_after_and_the_waiting_requests_still_finish():
+    engine = HeldEngine([])
+    worker, state = serving(engine, batch_size=1, max_queue=2)
+    with server_in_thread(build_app(state)) as base, ThreadPoolExecutor(2) as pool:
+        first = pool.submit(post, base)
+        assert engine.entered.wait(10), "the first request never reached the engine"
+        second = pool.submit(post, base)
+        wait_for(lambda: health(base)["open_requests"] == 2, "the second request to queue")
+        status, headers, body = post(base)
+        assert (status, error_of(body)["code"]) == (429, "server_busy"), body
+        assert int(headers["Retry-After"]) >= 1, f"Retry-After: {headers['Retry-After']}"
+        engine.release.set()
+        answers = [json.loads(f.result()[2]) for f in (first, second)]
+    worker.stop()
+    assert answers == [{"text": "8000 samples"}] * 2
+
+
+def test_a_client_that_disconnects_while_queued_is_never_decoded():
+    order = []
+    engine = HeldEngine(order)
+    worker, state = serving(engine, batch_size=1)
+    with server_in_thread(build_app(state)) as base, ThreadPoolExecutor(1) as pool:
+        first = pool.submit(post, base)
+        assert engine.entered.wait(10), "the first request never reached the engine"
+        with pytest.raises(OSError):  # the client gives up (and closes its connection) while queued
+            post(base, timeout=0.5)
+        wait_for(lambda: health(base)["open_requests"] == 1, "the leaver's job to be cancelled")
+        engine.release.set()
+        assert first.result()[0] == 200
+        wait_for(lambda: health(base)["dropped"] == 1, "the worker to skip the cancelled job")
+    worker.stop()
+    assert order == ["files x1"], f"only the first request may be decoded: {order}"
+
+
+def test_live_steps_and_file_batches_take_turns():
+    order = []
+    engine = HeldEngine(order)
+    engine.release.set()
+    worker, _ = serving(engine, batch_size=2)
+    running, gate = threading.Event(), threading.Event()
+    held = worker.call(lambda model: running.set() or gate.wait(10))  # holds the worker while all queues
+    assert running.wait(10), "the worker never ran the first step"
+    files = [worker.submit_files([FileJob(np.zeros(10, np.float32))])[0] for _ in range(5)]
+    steps = [worker.call(lambda model, i=i: order.append(f"live {i}")) for i in range(3)]
+    gate.set()
+    for future in [held, *files, *steps]:
+        future.result(timeout=10)
+    worker.stop()
+    assert order == ["live 0", "files x2", "live 1", "files x2", "live 2", "files x1"], order
+
+
+def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
+    engine = HeldEngine([])
+    engine.release.set()
+    worker, state = serving(engine)
+    with server_in_thread(build_app(state, api_key="secret")) as base:
+        assert request(f"{base}/health")[0] == 200, "health stays open for monitors"
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            status, _, body = request(f"{base}/v1/models", headers=headers)
+            assert (status, error_of(body)["code"]) == (401, "invalid_api_key"), headers
+        status, _, body = post_form(f"{base}/v1/audio/transcriptions", {}, {"file": ("a.wav", SPEECH)},
+                                    headers={"Authorization": "Bearer secret"})
+        assert (status, json.loads(body)) == (200, {"text": "8000 samples"})
+        with pytest.raises(InvalidStatus):
+            connect(base.replace("http", "ws") + "/v1/audio/live", open_timeout=10)
+        with connect(base.replace("http", "ws") + "/v1/audio/live", open_timeout=10,
+                     additional_headers={"Authorization": "Bearer secret"}) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "session.created"
+    worker.stop()
+
+
+def test_binding_a_network_address_without_an_api_key_is_refused(capsys):
+    assert main(["--host", "0.0.0.0", "--model", str(Path("unused"))]) == 2
+    assert "--api-key" in capsys.readouterr().err
+
+
+def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works():
+    calls = []
+
+    def fails_once(model, jobs):
+        calls.append(len(jobs))
+        if len(calls) == 1:
+            raise RuntimeError("out of memory")
+        return [mq.Transcription("fine", "English") for _ in jobs]
+
+    worker, state = serving(fails_once)
+    with server_in_thread(build_app(state)) as base:
+        status, _, body = post(base)
+        error = error_of(body)
+        assert (status, error["code"]) == (500, "server_error") and "out of memory" in error["message"], body
+        status, _, body = post(base)
+        assert (status, json.loads(body)) == (200, {"text": "fine"})
+        assert health(base)["failed"] == 1
+    worker.stop()

@@ -1,0 +1,25 @@
+"""The server benchmark's quick lane runs end to end: both lanes (batching off and on) answer every
+file, with live sessions streaming alongside, and report positive throughput and latencies."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_server_benchmark_answers_every_file_in_both_lanes(tmp_path):
+    out = tmp_path / "bench_server.json"
+    command = [sys.executable, str(ROOT / "scripts" / "bench_server.py"), "--quick", "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300, cwd=ROOT)
+    assert done.returncode == 0, f"bench_server.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text())
+    assert [run["batch_size"] for run in report["runs"]] == [1, 8], "off then on, side by side"
+    for run in report["runs"]:
+        assert run["errors"] == [], f"batch {run['batch_size']}: {run['errors']}"
+        assert run["files_per_s"] > 0 and 0 < run["p50_s"] <= run["p95_s"], run
+        assert run["live_partials"] > 0 and run["live_lag_p50_s"] > 0, f"no live partials: {run}"
+    assert len(report["load_average_before"]) == 3, "the machine's load is recorded"
+    assert "files/s" in done.stdout and "live lag" in done.stdout, "no table printed"

@@ -1,0 +1,73 @@
+"""A first run that just works: every command the README shows runs as written in a fresh clone.
+
+After `scripts/run.sh` (or any wrapper) has built `.venv`, nothing is activated in the user's shell,
+so README commands must be the wrappers in scripts/ or name `.venv/bin/python` themselves.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WRAPPERS = sorted((ROOT / "scripts").glob("*.sh"))
+ENTRY_WRAPPERS = {"run.sh": "mlx_qwen3asr", "dictate.sh": "mlx_qwen3asr_app", "convert.sh": "mlx_qwen3asr.convert.cli"}
+
+
+@pytest.mark.parametrize("name, module", ENTRY_WRAPPERS.items())
+def test_each_command_has_a_wrapper_that_sets_up_and_runs_it(name, module):
+    script = (ROOT / "scripts" / name).read_text()
+    assert (ROOT / "scripts" / name).stat().st_mode & 0o111, f"scripts/{name} must be executable"
+    assert 'source "$(dirname "$0")/env.sh"' in script, f"scripts/{name} must set up .venv (and OpenBLAS) first"
+    assert f'exec "$PYTHON" -m {module} "$@"' in script, f"scripts/{name} must run {module} with every argument"
+    in_tree = "app" if module == "mlx_qwen3asr_app" else module  # installed name -> this checkout's folder
+    run = subprocess.run([sys.executable, "-m", in_tree, "--help"], capture_output=True, text=True, timeout=60,
+                         cwd=ROOT)
+    assert run.returncode == 0 and "usage:" in run.stdout, f"{module} --help: {run.stderr}"
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(?:bash|sh|shell)\n(.*?)```", text, flags=re.S)
+    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()
+            and not line.strip().startswith("#")]
+
+
+def test_readme_commands_need_no_activated_environment():
+    needs_venv = re.compile(r"^(?:[A-Z_]+=\S+\s+)*(python3?|pip|mlx-qwen3asr\S*|pytest)\b")
+    bad = [c for c in _readme_commands() if needs_venv.match(c)]
+    assert not bad, f"these README commands fail unless .venv is activated; use scripts/*.sh or .venv/bin/python: {bad}"
+
+
+def test_readme_points_only_to_files_that_exist_in_a_clone():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = [ref for ref in re.findall(r"\]\(([^)#:]+)\)", text) if not (ROOT / ref).exists()]
+    missing += [w for w in re.findall(r"scripts/[\w.]+\.(?:sh|py)", text) if not (ROOT / w).exists()]
+    missing += re.findall(r"`(\.\./[^`]*)`", text)  # outside the repository: never in a clone
+    assert not missing, f"the README points to paths a clone does not have: {missing}"
+
+
+def _shell_list(script: Path, name: str) -> set[str]:
+    match = re.search(rf'^{name}="([^"]*)"', script.read_text(), flags=re.M)
+    assert match, f"{name} not found in {script}"
+    return set(match.group(1).split())
+
+
+def test_the_set_up_script_installs_every_debian_package_the_tests_need():
+    needed = _shell_list(ROOT / "tests/app/virtual_mic/start.sh", "PACKAGES")  # the virtual microphone's
+    installed = _shell_list(ROOT / "scripts/env.sh", "DEBIAN_PACKAGES")
+    assert needed <= installed, f"scripts/env.sh must install {sorted(needed - installed)}: tests never install"
+
+
+def test_every_python_example_in_the_readme_runs_as_written(tiny_checkpoint, tmp_path):
+    """Each block runs from the clone's root, the hub id swapped for a random checkpoint (no downloads here)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 3, "the API, the random-weight and the streaming examples"
+    for block in blocks:
+        code = block.replace('"Qwen/Qwen3-ASR-0.6B"', repr(str(tiny_checkpoint))).replace("/tmp/tiny-asr",
+                                                                                          str(tmp_path / "t"))
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert run.returncode == 0, f"README example failed:\n{block}\n{run.stderr[-1500:]}"
