@@ -98,11 +98,13 @@ def alternate(lanes: dict, runs: int) -> tuple[dict, list[float]]:
         run()
     times: dict = {name: [] for name in lanes}
     loads, last = [], {}
-    for _ in range(runs):
+    for i in range(runs):
         for name, run in lanes.items():
             loads.append(os.getloadavg()[0])
             last[name] = run()
             times[name].append(last[name]["seconds"])
+            print(f"run {i + 1}/{runs} {name}: {times[name][-1]:.3f} s (load {loads[-1]:.2f})", file=sys.stderr,
+                  flush=True)
     return {"times": times, "last": last}, loads
 
 
