@@ -8,12 +8,13 @@ A segment with words (transcribe(..., aligner=)) is cut into word-timed cues ins
 added to a cue until it would pass MAX_CUE_CHARS or MAX_CUE_SECONDS, and a pause of PAUSE_SECONDS
 or more between two words always starts a new cue. `timestamps="word"` gives every word its own cue;
 words of zero length (start == end) are kept, with a cue of zero length. JSON lists the words.
-Non-empty outputs end with a newline. Imports only the result types and the language spacing rule.
+Non-empty outputs end with a newline. Imports only the result types and the spacing rules (stdlib + tokenizers).
 """
 
 import json
 from typing import Callable
 
+from .align.units import is_cjk
 from .result import Segment, Transcription, Word
 from .tokenizer import is_space_delimited
 
@@ -38,12 +39,14 @@ def _cue_text(segment: Segment) -> str:
 
 
 def join_words(words: list[Word], language: str) -> str:
-    """Words as text: spaces between them, except in Chinese/Japanese/... where only two ASCII
-    words (a Latin name, a number) are separated."""
+    """Words as text: spaces between them, except between two Chinese characters and, in
+    Chinese/Japanese/..., everywhere but between two ASCII words (a Latin name, a number)."""
     text = ""
     for word in words:
         ascii_pair = text[-1:].isascii() and word.text[:1].isascii()
-        text += (" " if text and (is_space_delimited(language) or ascii_pair) else "") + word.text
+        cjk_pair = bool(text) and is_cjk(text[-1]) and is_cjk(word.text[0])
+        space = text and not cjk_pair and (is_space_delimited(language) or ascii_pair)
+        text += (" " if space else "") + word.text
     return text
 
 

@@ -12,6 +12,7 @@ from mlx_qwen3asr.formats import (
     format_srt,
     format_txt,
     format_vtt,
+    join_words,
     render,
 )
 from mlx_qwen3asr.result import Segment, Transcription, Word
@@ -131,6 +132,11 @@ def test_aligned_subtitles_break_cues_at_long_pauses_and_join_chinese_without_sp
         "2\n00:00:03,000 --> 00:00:03,800\nagain and again\n\n"
         "3\n00:00:10,000 --> 00:00:11,700\n你好GPT4 and AI模\n"
     )
+
+
+def test_chinese_characters_inside_another_languages_cue_are_joined_without_spaces():
+    words = [Word("I", 0.0, 0.2), Word("said", 0.2, 0.5), Word("你", 0.5, 0.7), Word("好", 0.7, 0.9), Word("twice", 1, 2)]
+    assert join_words(words, "English") == "I said 你好 twice"
 
 
 def test_word_timestamps_give_one_cue_per_word_and_keep_zero_length_words():
