@@ -135,7 +135,8 @@ def test_aligned_subtitles_break_cues_at_long_pauses_and_join_chinese_without_sp
 
 
 def test_chinese_characters_inside_another_languages_cue_are_joined_without_spaces():
-    words = [Word("I", 0.0, 0.2), Word("said", 0.2, 0.5), Word("你", 0.5, 0.7), Word("好", 0.7, 0.9), Word("twice", 1, 2)]
+    words = [Word("I", 0.0, 0.2), Word("said", 0.2, 0.5), Word("你", 0.5, 0.7), Word("好", 0.7, 0.9),
+             Word("twice", 1.0, 2.0)]
     assert join_words(words, "English") == "I said 你好 twice"
 
 
