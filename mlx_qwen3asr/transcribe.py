@@ -14,7 +14,7 @@ import mlx.core as mx
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
-from .align.aligner import align_segments
+from .align.aligner import align_segments, check_aligner
 from .align.model import ForcedAligner
 from .audio.split import split_audio
 from .generate import generate
@@ -85,6 +85,8 @@ def transcribe(
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     options = decode_options(options, language, context, max_new_tokens)
+    if aligner is not None:
+        check_aligner(aligner)  # before the decoding, not after it
     wave = prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate))
     segments = []
     for start, chunk in split_audio(wave, chunk_seconds):
