@@ -17,7 +17,7 @@ from .options import DecodeOptions
 from .result import Segment, Transcription, Word
 from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
-from .transcribe import transcribe
+from .transcribe import default_batch_size, transcribe, transcribe_batch
 
 __version__ = "0.1.0"
 _compat.install(__name__)
@@ -42,5 +42,7 @@ __all__ = [
     "load_audio",
     "log_mel_spectrogram",
     "prepare_audio",
+    "default_batch_size",
     "transcribe",
+    "transcribe_batch",
 ]

@@ -1,20 +1,30 @@
-"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]`,
-and `mlx-qwen3asr serve ...` (the local server, see app/server).
+"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]
+[--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see app/server).
 
-Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR.
+Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR. All files are
+decoded together: their 30 s chunks share batches of --batch-size (default: default_batch_size, 16
+rows unless their KV caches would take over a quarter of memory). On long work a progress bar
+(audio done / total, ETA) goes to stderr when it is a terminal.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
 """
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
+
+from .audio.io import SAMPLE_RATE, load_audio
 from .align.aligner import check_aligner
 from .blas import ensure_fast_blas
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
-from .transcribe import transcribe
+from .transcribe import default_batch_size, transcribe_batch
+
+LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlx-qwen3asr", description="Transcribe audio files with Qwen3-ASR on MLX.")
@@ -26,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", default=None, help="also write one file per input here")
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="30 s chunks decoded together, from all files (default: 16, fewer if memory is short)")
     parser.add_argument("--aligner", default=None, help="time each word with this aligner model (folder or hub id), "
                         "e.g. Qwen/Qwen3-ForcedAligner-0.6B")
     parser.add_argument("--timestamps", default="segment", choices=TIMESTAMPS,
@@ -51,18 +63,10 @@ def main(argv=None) -> int:
     if argv[:1] == ["serve"]:
         return serve(argv[1:])
     args = build_parser().parse_args(argv)
-    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
-                  for f in args.files if not Path(f).is_file()]
-    if unreadable:
-        print(f"error: {'; '.join(unreadable)}", file=sys.stderr)
-        return 2
-    try:  # what every decode is asked, checked once here
-        options = DecodeOptions(args.language, args.context, args.max_new_tokens)
+    try:
+        options = checked_options(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
-    if args.timestamps == "word" and not args.aligner:
-        print("error: --timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)", file=sys.stderr)
         return 2
     try:
         model = load(args.model, dtype=args.dtype)
@@ -75,22 +79,25 @@ def main(argv=None) -> int:
     note = slow_quantized_note(bool(model.args.quantization))
     if note:
         print(note, file=sys.stderr)
-    failures = 0
+    loaded, failures = {}, 0
     for file in args.files:
         try:
-            result = transcribe(file, model, options=options, aligner=aligner)
-        except (ValueError, OSError, ImportError) as e:
+            loaded[file] = load_audio(file)
+        except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
             failures += 1
-            continue
-        output = render(result, args.format, args.timestamps)  # ends with exactly one newline (or is empty)
+    batch_size = args.batch_size or default_batch_size(model)
+    total = sum(len(wave) for wave in loaded.values()) / SAMPLE_RATE
+    try:
+        with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
+            results = transcribe_batch(list(loaded.values()), model, batch_size=batch_size, options=options,
+                                       on_progress=advance, aligner=aligner) if loaded else []
+    except ImportError as e:  # aligning Japanese without its word segmenter
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for file, result in zip(loaded, results):
+        write_result(file, render(result, args.format, args.timestamps), args, several=len(args.files) > 1)
         report_zero_length_words(file, result)
-        sys.stdout.write(output if len(args.files) == 1 else f"==> {file} <==\n{output}")
-        sys.stdout.flush()
-        if args.output_dir:
-            out_dir = Path(args.output_dir)
-            out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
     return 1 if failures else 0
 
 
@@ -101,6 +108,45 @@ def report_zero_length_words(file: str, result) -> None:
     if zero:
         print(f"note: {file}: {zero} of {len(words)} aligned words have zero length (start == end)", file=sys.stderr)
 
+
+def checked_options(args: argparse.Namespace) -> DecodeOptions:
+    """The arguments checked before anything is loaded (ValueError saying what is wrong), and what
+    every decode is asked, built once here."""
+    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
+                  for f in args.files if not Path(f).is_file()]
+    if unreadable:
+        raise ValueError("; ".join(unreadable))
+    if args.batch_size is not None and args.batch_size < 1:
+        raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.timestamps == "word" and not args.aligner:
+        raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
+    return DecodeOptions(args.language, args.context, args.max_new_tokens)
+
+
+def write_result(file: str, output: str, args: argparse.Namespace, several: bool) -> None:
+    """`output` ends with exactly one newline (or is empty)."""
+    sys.stdout.write(f"==> {file} <==\n{output}" if several else output)
+    sys.stdout.flush()
+    if args.output_dir:
+        out_dir = Path(args.output_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
+
+
+@contextmanager
+def progress_bar(total_seconds: float, show: bool) -> Iterator[Callable[[float], None]]:
+    """A rich progress bar on stderr over seconds of audio (a no-op callback when not shown)."""
+    if not show:
+        yield lambda seconds: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = (TextColumn("transcribing"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s of audio"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True)) as progress:
+        task = progress.add_task("transcribing", total=total_seconds)
+        yield lambda seconds: progress.advance(task, seconds)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,7 +15,7 @@ from typing import Iterator, Literal, Optional, Sequence
 
 import mlx.core as mx
 
-from .model.cache import KVCache
+from .model.cache import KVCache, batch_cache
 from .model.model import Qwen3ASR
 from .options import token_budget  # noqa: F401  (its old home)
 
@@ -101,31 +101,63 @@ class StopRules:
 
 
 def generate_steps(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache], max_tokens: int) -> Iterator[int]:
-    """Greedy token ids, at most max_tokens of them, each next step already scheduled."""
-
-    def step(inputs: mx.array) -> mx.array:
-        return mx.argmax(model(inputs, cache)[:, -1], axis=-1)
-
-    if max_tokens <= 0:
-        return
-    y = step(embeddings)
-    mx.async_eval(y)
-    for _ in range(max_tokens - 1):
-        next_y = step(model.model.embed_tokens(y)[None])
-        mx.async_eval(next_y)
-        yield y.item()
-        y = next_y
-    yield y.item()
+    """Greedy token ids, at most max_tokens of them, each next step already scheduled (no stop rules)."""
+    rules = StopRules((), max_tokens, stop_loops=False)
+    for tokens in decode_steps(model, [embeddings], [cache], [rules]):
+        yield tokens[0]
 
 
 def decode(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache], rules: StopRules) -> Decoding:
     """Greedy decoding from embeddings [1, L, hidden] on `cache` until `rules` say stop."""
-    remaining = rules.budget - len(rules.result.token_ids)
-    if not rules.done:
-        for token in generate_steps(model, embeddings, cache, remaining):
-            if rules.add(token):
-                break
-    return rules.result
+    return decode_batch(model, [embeddings], [cache], [rules])[0]
+
+
+def decode_batch(
+    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
+) -> list[Decoding]:
+    """Greedy decoding of several rows together, each from its own embeddings [1, L_b, hidden] on its
+    own cache until its own `rules` say stop; returns each row's Decoding."""
+    for _ in decode_steps(model, embeddings, caches, rules):
+        pass
+    return [r.result for r in rules]
+
+
+def decode_steps(
+    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
+) -> Iterator[list[int]]:
+    """The decode loop. Yields each step's tokens of the rows still decoding (after rules.add).
+
+    Each row's prompt is prefilled alone on its own cache, exactly as a single decode would; several
+    rows are then joined into a left-padded BatchKVCache and advance one token per step together.
+    A row whose rules say stop leaves the batch (its cache row is dropped) and costs nothing more.
+    One row decodes on its own cache with no mask, exactly as before batching existed; several
+    rows' caches are consumed by the join (emptied, so their memory is not held twice).
+    """
+    rows = [b for b, r in enumerate(rules) if not r.done]
+    if not rows:
+        return
+    firsts = []
+    for b in rows:
+        firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
+        mx.async_eval(firsts[-1])
+    cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
+    y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
+    while True:
+        wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
+        if wants_more:  # schedule the next step before reading this one's tokens on the host
+            next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
+            mx.async_eval(next_y)
+        tokens = y.tolist()
+        keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
+        yield tokens
+        if not wants_more or not keep:
+            return
+        if len(keep) < len(rows):  # finished rows leave the batch
+            kept = mx.array(keep)
+            for layer in cache:
+                layer.filter(kept)
+            rows, next_y = [rows[i] for i in keep], next_y[kept]
+        y = next_y
 
 
 def generate(

@@ -5,7 +5,7 @@ flags, server fields) and passed down whole, so the layers below never re-check 
 """
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence, Union
 
 from .tokenizer import normalize_language
 
@@ -38,3 +38,30 @@ class DecodeOptions:
     def budget(self, seconds: float) -> int:
         """Tokens allowed for `seconds` of audio."""
         return self.max_new_tokens if self.max_new_tokens is not None else token_budget(seconds)
+
+
+def options_per_input(
+    n: int,
+    options: Union[DecodeOptions, Sequence[DecodeOptions], None],
+    language: Union[Optional[str], Sequence[Optional[str]]],
+    context: Union[Optional[str], Sequence[Optional[str]]],
+    max_new_tokens: Optional[int],
+) -> list[DecodeOptions]:
+    """One DecodeOptions per input, from `options` (one for all, or a list) or from the loose keyword
+    arguments (language and context: one value for all, or a list with one per input)."""
+    if options is not None:
+        if (language, context or "", max_new_tokens) != (None, "", None):
+            raise ValueError("pass either options= or language/context/max_new_tokens, not both")
+        return _per_input(options, n, "options", DecodeOptions)
+    languages, contexts = _per_input(language, n, "language", str), _per_input(context, n, "context", str)
+    return [DecodeOptions(lang, text, max_new_tokens) for lang, text in zip(languages, contexts)]
+
+
+def _per_input(value, n: int, name: str, single: type) -> list:
+    """`value` for each of n inputs: a list of n values as given, one value repeated."""
+    if value is None or isinstance(value, single):
+        return [value] * n
+    values = list(value)
+    if len(values) != n:
+        raise ValueError(f"{name}: got {len(values)} values for {n} inputs: pass one value, or one per input")
+    return values

@@ -1,5 +1,6 @@
 """The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
-for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after."""
+for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after, bench_batch.py
+checks that every batch size decodes the same tokens."""
 
 import json
 import os
@@ -46,6 +47,20 @@ def test_quick_before_after_table_lists_every_change_and_stage(tmp_path):
     assert done.returncode == 0, f"bench_changes.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     for text in ("fused GELU", "conv stem in batches", "attention with", "encoder 60 s", "prefill 145 tokens"):
         assert text in done.stdout, f"{text!r} missing from:\n{done.stdout}"
+
+
+def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_every_batch_size(tmp_path):
+    out = tmp_path / "batch.json"
+    command = [sys.executable, str(ROOT / "scripts" / "bench_batch.py"), "--quick", "--cache-dir",
+               str(tmp_path / "cache"), "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, f"bench_batch.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text())
+    assert report["identical"] == {"1": True, "2": True, "4": True}, report["identical"]
+    for batch, result in report["results"].items():
+        for key in ("encoder", "prefill", "decode", "audio_per_compute", "decode_tokens_per_s", "peak_mb"):
+            assert result[key] > 0, f"batch {batch}: {key} should be positive, got {result[key]}"
+    assert "identical to batch 1" in done.stdout and "decode-phase tokens/s" in done.stdout
 
 
 def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):

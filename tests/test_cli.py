@@ -1,6 +1,8 @@
 """The command line, run for real in a subprocess on the tiny checkpoint."""
 
 import json
+import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -91,6 +93,42 @@ def test_a_cut_off_vocabulary_is_one_line_naming_the_file(tmp_path, clip, tiny_c
     assert run.returncode == 1, run.stderr
     assert run.stderr == f"error: cannot load model: {vocab} is cut off or corrupt " + run.stderr.split(" corrupt ", 1)[1]
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+
+
+def test_several_files_decoded_together_print_each_files_own_transcript(tmp_path, tiny_checkpoint, tiny_model):
+    rng = np.random.default_rng(1)
+    files = [tmp_path / "a.wav", tmp_path / "b.wav"]
+    waves = [rng.standard_normal(int(s * 16000)).astype(np.float32) * 0.1 for s in (62.0, 2.0)]
+    for path, wave in zip(files, waves):
+        _write_wav(path, wave)
+    run = _cli(*files, "--model", tiny_checkpoint, "--max-new-tokens", 4, "--batch-size", 3)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == "", "no progress bar when stderr is not a terminal"
+    expected = "".join(
+        f"==> {path} <==\n{mq.transcribe(path, tiny_model, max_new_tokens=4).text}\n" for path in files
+    )
+    assert run.stdout == expected
+
+
+def test_long_work_shows_a_progress_bar_in_seconds_of_audio_on_a_terminal(tmp_path, tiny_checkpoint):
+    path = tmp_path / "long.wav"
+    _write_wav(path, np.random.default_rng(2).standard_normal(65 * 16000).astype(np.float32) * 0.1)
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "mlx_qwen3asr", str(path), "--model", str(tiny_checkpoint), "--max-new-tokens", "2"]
+    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, text=True, timeout=300)
+    os.close(follower)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(leader)
+    assert run.returncode == 0
+    assert b"65/65 s of audio" in screen and b"ETA" in screen, screen[-500:]
 
 
 def test_cli_with_an_aligner_writes_the_librarys_words_and_one_cue_per_word(

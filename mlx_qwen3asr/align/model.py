@@ -29,7 +29,7 @@ import numpy as np
 
 from ..model.config import ModelArgs
 from ..model.decoder import TextModel
-from ..model.encoder import AudioEncoder
+from ..model.encoder import AudioEncoder, clip_windows
 from ..model.model import Qwen3ASR
 from ..tokenizer import MISTRAL_SPLIT_PATTERN
 
@@ -97,7 +97,7 @@ class ForcedAligner(Qwen3ASR):
         or with `full_attention` one window holding every token (the official wrapper on CPU)."""
         tower = self.audio_tower
         x = tower.embed_chunks(mel.astype(self.dtype))
-        return tower.encode_tokens(x, x.shape[0] if full_attention else None)
+        return tower.encode_tokens(x, clip_windows(x.shape[0], x.shape[0]) if full_attention else None)
 
     def timestamp_logits(self, prompt_ids: mx.array, audio_features: mx.array) -> mx.array:
         """Prompt ids [L] + audio features -> class logits at each <timestamp> position [2 x units, classes].

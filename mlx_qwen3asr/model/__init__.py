@@ -2,6 +2,6 @@
 
 from .cache import KVCache
 from .config import AudioArgs, ModelArgs, TextArgs
-from .model import Qwen3ASR, encode_audio
+from .model import Qwen3ASR, encode_audio, encode_audios
 
-__all__ = ["AudioArgs", "KVCache", "ModelArgs", "Qwen3ASR", "TextArgs", "encode_audio"]
+__all__ = ["AudioArgs", "KVCache", "ModelArgs", "Qwen3ASR", "TextArgs", "encode_audio", "encode_audios"]

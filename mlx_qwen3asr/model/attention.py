@@ -41,17 +41,19 @@ def softmax(scores: mx.array) -> mx.array:
     return weights / mx.sum(weights, axis=-1, keepdims=True)
 
 
-def attention(q: mx.array, k: mx.array, v: mx.array, scale: float, mask: Optional[str] = None) -> mx.array:
-    """q [B, heads, L, D], k/v [B, kv_heads, S, D] -> [B, heads, L, D]. mask None or "causal"
-    (query i sees keys up to S - L + i, as in mx.fast.scaled_dot_product_attention)."""
+def attention(q: mx.array, k: mx.array, v: mx.array, scale: float, mask=None) -> mx.array:
+    """q [B, heads, L, D], k/v [B, kv_heads, S, D] -> [B, heads, L, D]. mask: None, "causal" (query i
+    sees keys up to S - L + i, as in mx.fast.scaled_dot_product_attention) or a bool array
+    [B, 1, L, S] (True = visible; a batch's left padding hidden)."""
     if mx.default_device() != mx.cpu or q.dtype != mx.float32:
         return mx.fast.scaled_dot_product_attention(q, k, v, scale=scale, mask=mask)
     batch, heads, length, dim = q.shape
     kv_heads, keys = k.shape[1], k.shape[2]
     group = heads // kv_heads  # query heads sharing one key/value head
     scores = (q * scale).reshape(batch, kv_heads, group * length, dim) @ k.swapaxes(-1, -2)
-    if mask == "causal":
-        visible = mx.arange(length)[:, None] + (keys - length) >= mx.arange(keys)[None]
-        scores = mx.where(visible, scores.reshape(batch, kv_heads, group, length, keys), _MASKED)
+    if mask is not None:
+        if isinstance(mask, str):
+            mask = mx.arange(length)[:, None] + (keys - length) >= mx.arange(keys)[None]
+        scores = mx.where(mask[..., None, :, :], scores.reshape(batch, kv_heads, group, length, keys), _MASKED)
         scores = scores.reshape(batch, kv_heads, group * length, keys)
     return (softmax(scores) @ v).reshape(batch, heads, length, dim)

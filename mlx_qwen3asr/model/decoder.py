@@ -14,7 +14,7 @@ import mlx.nn as nn
 
 from .activations import swiglu
 from .attention import attention
-from .cache import KVCache
+from .cache import BatchKVCache, KVCache
 from .config import TextArgs
 
 
@@ -33,12 +33,12 @@ class Attention(nn.Module):
         self.k_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
         self.rope = nn.RoPE(self.head_dim, traditional=False, base=args.rope_theta)
 
-    def __call__(self, x: mx.array, mask, cache: Optional[KVCache]) -> mx.array:
+    def __call__(self, x: mx.array, mask, cache: Optional[KVCache | BatchKVCache]) -> mx.array:
         B, L, _ = x.shape
         q = self.q_norm(self.q_proj(x).reshape(B, L, self.n_heads, -1)).transpose(0, 2, 1, 3)
         k = self.k_norm(self.k_proj(x).reshape(B, L, self.n_kv_heads, -1)).transpose(0, 2, 1, 3)
         v = self.v_proj(x).reshape(B, L, self.n_kv_heads, -1).transpose(0, 2, 1, 3)
-        offset = cache.offset if cache is not None else 0
+        offset = cache.offset if cache is not None else 0  # an array [B] for a BatchKVCache
         q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
         if cache is not None:
             k, v = cache.update_and_fetch(k, v)
@@ -79,8 +79,9 @@ class TextModel(nn.Module):
 
     def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None) -> mx.array:
         """[B, L, hidden] -> final hidden states [B, L, hidden]."""
+        length = embeddings.shape[1]
+        mask = cache[0].mask(length) if cache else ("causal" if length > 1 else None)
         cache = cache or [None] * len(self.layers)
-        mask = "causal" if embeddings.shape[1] > 1 else None
         x = embeddings
         for layer, layer_cache in zip(self.layers, cache):
             x = layer(x, mask, layer_cache)

@@ -44,23 +44,52 @@ def sinusoids(length: int, channels: int, max_timescale: float = 10000.0) -> mx.
     return mx.array(np.concatenate([np.sin(scaled), np.cos(scaled)], axis=1))
 
 
-def windowed_attention(q: mx.array, k: mx.array, v: mx.array, n_heads: int, window: int) -> mx.array:
-    """Bidirectional attention within consecutive windows of `window` tokens. q, k, v: [n, dim]."""
+# Windows of one length, side by side in the token order: (how many, tokens in each).
+WindowGroups = list[tuple[int, int]]
+
+
+def clip_windows(n: int, window: int) -> WindowGroups:
+    """One clip's windows: its full windows as one group, then the shorter last one."""
+    return [(count, length) for count, length in ((n // window, window), (1, n % window)) if count and length]
+
+
+def window_plan(lengths: list[int], window: int) -> tuple[Optional[np.ndarray], WindowGroups]:
+    """Token order for several clips encoded together, and its window groups.
+
+    Clips' tokens come concatenated; each clip's windows start at its own first token. The order
+    puts every clip's full windows first (one group), then the last windows grouped by length, so
+    equal windows of all clips run as one batch. None for the order when it is the given one.
+    """
+    full, tails, start = [], {}, 0
+    for n in lengths:
+        n_full = (n // window) * window
+        full.append(np.arange(start, start + n_full))
+        if n > n_full:
+            tails.setdefault(n - n_full, []).append(np.arange(start + n_full, start + n))
+        start += n
+    groups = [(sum(map(len, full)) // window, window)] if any(map(len, full)) else []
+    tail_lengths = sorted(tails, reverse=True)
+    groups += [(len(tails[length]), length) for length in tail_lengths]
+    order = np.concatenate(full + [index for length in tail_lengths for index in tails[length]])
+    return (None if np.array_equal(order, np.arange(start)) else order), groups
+
+
+def windowed_attention(q: mx.array, k: mx.array, v: mx.array, n_heads: int, windows) -> mx.array:
+    """Bidirectional attention within windows. q, k, v: [n, dim]. `windows`: tokens per window
+    (consecutive windows of one clip), or WindowGroups covering the n tokens in order."""
     n, dim = q.shape
-    full = (n // window) * window
-    # Full windows as one batch [windows, heads, window, head_dim], then the shorter last window.
-    pieces = [(0, n // window, window), (full, 1, n - full)]
-    parts = []
-    for start, count, length in pieces:
-        if count == 0 or length == 0:
-            continue
+    groups = clip_windows(n, windows) if isinstance(windows, int) else windows
+    parts, start = [], 0
+    for count, length in groups:  # each group as one batch [count, heads, length, head_dim]
         end = start + count * length
         qw, kw, vw = (
             x[start:end].reshape(count, length, n_heads, -1).transpose(0, 2, 1, 3) for x in (q, k, v)
         )
         out = attention(qw, kw, vw, (dim // n_heads) ** -0.5)
         parts.append(out.transpose(0, 2, 1, 3).reshape(end - start, dim))
+        start = end
     return mx.concatenate(parts) if len(parts) > 1 else parts[0]
+
 
 class AudioAttention(nn.Module):
     def __init__(self, dim: int, n_heads: int):
@@ -71,9 +100,9 @@ class AudioAttention(nn.Module):
         self.v_proj = nn.Linear(dim, dim)
         self.out_proj = nn.Linear(dim, dim)
 
-    def __call__(self, x: mx.array, window: int) -> mx.array:
+    def __call__(self, x: mx.array, windows: WindowGroups) -> mx.array:
         q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
-        return self.out_proj(windowed_attention(q, k, v, self.n_heads, window))
+        return self.out_proj(windowed_attention(q, k, v, self.n_heads, windows))
 
 
 class AudioEncoderLayer(nn.Module):
@@ -85,8 +114,8 @@ class AudioEncoderLayer(nn.Module):
         self.fc2 = nn.Linear(args.encoder_ffn_dim, args.d_model)
         self.final_layer_norm = nn.LayerNorm(args.d_model)
 
-    def __call__(self, x: mx.array, window: int) -> mx.array:
-        x = x + self.self_attn(self.self_attn_layer_norm(x), window)
+    def __call__(self, x: mx.array, windows: WindowGroups) -> mx.array:
+        x = x + self.self_attn(self.self_attn_layer_norm(x), windows)
         return x + self.fc2(gelu(self.fc1(self.final_layer_norm(x))))
 
 
@@ -125,29 +154,63 @@ class AudioEncoder(nn.Module):
         x = x.transpose(0, 2, 3, 1).reshape(n_chunks, n_time, channels * n_freq)
         return self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
 
-    def embed_chunks(self, mel: mx.array) -> mx.array:
-        """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
-        chunks = self._chunks(mel)
+    def _stem_batches(self, chunks: mx.array) -> mx.array:
+        """The conv stem over many chunks, STEM_BATCH_CHUNKS at a time: [chunks, tokens_per_chunk, d_model]."""
         n_chunks, step = chunks.shape[0], STEM_BATCH_CHUNKS
         parts = []
         for start in range(0, n_chunks, step):
             parts.append(self._stem(chunks[start : start + step]))
             if n_chunks > step:  # left lazy, MLX would run every batch's convolutions side by side
                 mx.eval(parts[-1])
-        x = mx.concatenate(parts) if len(parts) > 1 else parts[0]
-        n_tokens = n_audio_tokens(mel.shape[0], self.args.chunk_frames, self.args.tokens_per_chunk)
-        return x.reshape(-1, x.shape[-1])[:n_tokens]
+        return mx.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def embed_chunks_of(self, mels: list[mx.array]) -> list[mx.array]:
+        """Conv stem + chunk positions for several clips: [frames_i, mels] -> [n_tokens_i, d_model].
+
+        Each clip is chunked by its own rule (its partial last chunk padded only if it has others);
+        chunks of equal width from all clips then go through the stem together.
+        """
+        chunked = [self._chunks(mel) for mel in mels]
+        by_width: dict[int, list[int]] = {}
+        for i, chunks in enumerate(chunked):
+            by_width.setdefault(chunks.shape[2], []).append(i)
+        stems: list[mx.array] = [None] * len(mels)
+        for clips in by_width.values():
+            together = chunked[clips[0]] if len(clips) == 1 else mx.concatenate([chunked[i] for i in clips])
+            out, start = self._stem_batches(together), 0
+            for i in clips:
+                stems[i], start = out[start : start + chunked[i].shape[0]], start + chunked[i].shape[0]
+        size, per_chunk = self.args.chunk_frames, self.args.tokens_per_chunk
+        return [x.reshape(-1, x.shape[-1])[: n_audio_tokens(mel.shape[0], size, per_chunk)] for x, mel in zip(stems, mels)]
+
+    def embed_chunks(self, mel: mx.array) -> mx.array:
+        """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""
+        return self.embed_chunks_of([mel])[0]
 
     def __call__(self, mel: mx.array) -> mx.array:
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
-        return self.encode_tokens(self.embed_chunks(mel.astype(self.conv_out.weight.dtype)))
+        return self.encode_many([mel])[0]
 
-    def encode_tokens(self, x: mx.array, window: Optional[int] = None) -> mx.array:
+    def encode_many(self, mels: list[mx.array]) -> list[mx.array]:
+        """Several clips in one pass: [frames_i, n_mels] -> [n_audio_tokens_i, output_dim], each exactly
+        as if encoded alone (windows never cross clips; per-token layers do not care about order)."""
+        tokens = self.embed_chunks_of([mel.astype(self.conv_out.weight.dtype) for mel in mels])
+        lengths = [x.shape[0] for x in tokens]
+        order, groups = window_plan(lengths, self.args.attention_window)
+        x = tokens[0] if len(tokens) == 1 else mx.concatenate(tokens)
+        if order is not None:
+            x = self.encode_tokens(x[mx.array(order)], groups)[mx.array(np.argsort(order))]
+        else:
+            x = self.encode_tokens(x, groups)
+        if len(tokens) == 1:
+            return [x]
+        bounds = np.cumsum(lengths)[:-1].tolist()
+        return mx.split(x, bounds)
+
+    def encode_tokens(self, x: mx.array, windows: Optional[WindowGroups] = None) -> mx.array:
         """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim].
-
-        `window`: tokens per attention window (default the model's 104); x.shape[0] = full attention.
-        """
-        window = window or self.args.attention_window
+        `windows`: default, consecutive windows of one clip."""
+        windows = windows or clip_windows(x.shape[0], self.args.attention_window)
         for layer in self.layers:
-            x = layer(x, window)
+            x = layer(x, windows)
         return self.proj2(gelu(self.proj1(self.ln_post(x))))

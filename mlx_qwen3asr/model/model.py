@@ -94,3 +94,9 @@ class Qwen3ASR(nn.Module):
 def encode_audio(model: Qwen3ASR, wave: np.ndarray) -> mx.array:
     """Waveform -> log-mel of the whole clip -> encoder features [n_audio_tokens, hidden]."""
     return model.encode(log_mel_spectrogram(wave).astype(model.dtype))
+
+
+def encode_audios(model: Qwen3ASR, waves: list[np.ndarray]) -> list[mx.array]:
+    """Several waveforms through the encoder in one pass, each exactly as `encode_audio` alone gives it
+    (each log-mel is computed on its own clip: the mel clamps to its own clip's maximum)."""
+    return model.audio_tower.encode_many([log_mel_spectrogram(wave).astype(model.dtype) for wave in waves])

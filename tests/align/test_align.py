@@ -88,3 +88,12 @@ def test_japanese_without_its_word_segmenter_names_the_extra_to_install(tiny_ali
     monkeypatch.setitem(sys.modules, "nagisa", None)  # as if nagisa were not installed
     with pytest.raises(ImportError, match=r"pip install 'mlx-qwen3asr\[ja\]'"):
         mq.align(speech, "東京都に住んでいます", tiny_aligner, "Japanese")
+
+
+def test_batched_transcription_gives_each_input_the_words_it_gets_alone(tiny_model, tiny_aligner, speech):
+    inputs = [speech, speech[::-1].copy()]
+    batch = mq.transcribe_batch(inputs, tiny_model, max_new_tokens=8, batch_size=2, aligner=tiny_aligner)
+    for audio, result in zip(inputs, batch):
+        alone = mq.transcribe(audio, tiny_model, max_new_tokens=8, aligner=tiny_aligner)
+        assert [s.words for s in result.segments] == [s.words for s in alone.segments]
+        assert sum(len(s.words) for s in result.segments) > 0, "8 tokens of the tiny model give some units"
