@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--output", default=None, metavar="FILE", help="append each committed utterance to FILE")
     out.add_argument("--timestamps", action="store_true", help="prefix --output lines with [HH:MM:SS.s]")
+    out.add_argument("--aligner", default=None, metavar="MODEL",
+                     help="with --timestamps: add each word's times, e.g. Qwen/Qwen3-ForcedAligner-0.6B")
     out.add_argument("--save-audio", default=None, metavar="DIR", help="keep each utterance's audio as a WAV")
     seg = p.add_argument_group("segmenting and decoding")
     seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
@@ -48,4 +50,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error("--pause must be at least 0.1 s and --max-utterance at least 6 s")
     if args.refresh <= 0:
         parser.error("--refresh must be positive")
+    if args.aligner and not (args.output and args.timestamps):
+        parser.error("--aligner adds word times to --output lines: use it with --output FILE --timestamps")
     return args

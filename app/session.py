@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
             bars.close()
     engine = make_engine(model, "offline" if args.partials == "off" else args.partials, args.decode_options)
     engine.warm_up()
-    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message)
+    aligner = load_model(args.aligner, args.dtype, say, convert=not args.no_convert) if args.aligner else None
+    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message, aligner)
 
     def on_commit(commit: Commit) -> None:
         for writer in writers:  # on disk before it is on screen

@@ -2,7 +2,9 @@
 
     --output FILE      one line per utterance, appended, fsynced before it is displayed, so a
                        crash or SIGKILL loses nothing that was on screen;
-                       --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session)
+                       --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session);
+                       with --aligner each word's times follow: " | Hello@12.50-12.90 world@12.90-13.40"
+                       (seconds in the session, the aligner's units: punctuation removed)
     --save-audio DIR   DIR/utt-0001.wav ... float32 16 kHz: the exact audio each line was decoded from
 
     commit -> KeptWriter -> TranscriptFile / AudioSaver
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Callable, Optional, Protocol
 
 import numpy as np
+
+import mlx_qwen3asr as mq
 
 from .errors import AppError
 from .pipeline import Commit
@@ -43,18 +47,26 @@ class Writer(Protocol):
 
 
 class TranscriptFile:
-    def __init__(self, path: str, timestamps: bool = False) -> None:
+    def __init__(self, path: str, timestamps: bool = False, aligner: Optional["mq.ForcedAligner"] = None) -> None:
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except OSError as e:
             raise AppError(f"Cannot open --output {path} for appending: {e.strerror}; "
                            "choose a writable path") from e
-        self.path, self.timestamps = path, timestamps
+        self.path, self.timestamps, self.aligner = path, timestamps, aligner
         self.name = f"--output {path}"
 
     def line(self, commit: Commit) -> str:
         prefix = timestamp(commit.start) + " " if self.timestamps else ""
-        return prefix + commit.text + "\n"
+        return prefix + commit.text + self.word_times(commit) + "\n"
+
+    def word_times(self, commit: Commit) -> str:
+        if self.aligner is None or not self.timestamps:
+            return ""
+        segment = mq.Segment(0.0, len(commit.audio) / RATE, commit.text, commit.language)
+        mq.align_segments([segment], commit.audio, self.aligner)
+        times = [f"{w.text}@{commit.start + w.start:.2f}-{commit.start + w.end:.2f}" for w in segment.words]
+        return " | " + " ".join(times) if times else ""
 
     def write(self, commit: Commit) -> None:
         """The whole line or nothing: a write that fails half-way is cut back, so a retry never doubles it."""
@@ -174,11 +186,11 @@ class KeptWriter:
 
 
 def open_outputs(output: Optional[str], timestamps: bool, save_audio: Optional[str],
-                 say: Callable[[str], None]) -> list[KeptWriter]:
+                 say: Callable[[str], None], aligner: Optional["mq.ForcedAligner"] = None) -> list[KeptWriter]:
     """The writers a commit goes to before the display, in order; each checked up front."""
     writers: list[Writer] = []
     if output:
-        writers.append(TranscriptFile(output, timestamps))
+        writers.append(TranscriptFile(output, timestamps, aligner))
     if save_audio:
         writers.append(AudioSaver(save_audio))
     return [KeptWriter(w, say) for w in writers]

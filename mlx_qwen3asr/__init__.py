@@ -3,14 +3,18 @@
     import mlx_qwen3asr as mq
     model = mq.load("Qwen/Qwen3-ASR-0.6B")
     print(mq.transcribe("speech.wav", model).text)
+    aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
+    words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
 """
 
 from . import _compat
+from .align.aligner import align, align_segments
+from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
-from .result import Segment, Transcription
+from .result import Segment, Transcription, Word
 from .streaming import StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
@@ -22,6 +26,7 @@ __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
+    "ForcedAligner",
     "ModelArgs",
     "Qwen3ASR",
     "SampleStream",
@@ -30,6 +35,9 @@ __all__ = [
     "Tokenizer",
     "Transcription",
     "Update",
+    "Word",
+    "align",
+    "align_segments",
     "load",
     "load_audio",
     "log_mel_spectrogram",

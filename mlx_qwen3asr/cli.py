@@ -5,6 +5,7 @@ Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt i
 decoded together: their 30 s chunks share batches of --batch-size (default: default_batch_size, 16
 rows unless their KV caches would take over a quarter of memory). On long work a progress bar
 (audio done / total, ETA) goes to stderr when it is a terminal.
+`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
 """
 
 import argparse
@@ -16,8 +17,9 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, load_audio
+from .align.aligner import check_aligner
 from .blas import ensure_fast_blas
-from .formats import FORMATS
+from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
@@ -38,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
     parser.add_argument("--batch-size", type=int, default=None,
                         help="30 s chunks decoded together, from all files (default: 16, fewer if memory is short)")
+    parser.add_argument("--aligner", default=None, help="time each word with this aligner model (folder or hub id), "
+                        "e.g. Qwen/Qwen3-ForcedAligner-0.6B")
+    parser.add_argument("--timestamps", default="segment", choices=TIMESTAMPS,
+                        help="subtitle cues: per segment (word-timed lines with --aligner) or one per word")
     return parser
 
 
@@ -66,6 +72,9 @@ def main(argv=None) -> int:
         return 2
     try:
         model = load(args.model, dtype=args.dtype)
+        aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
+        if aligner is not None:
+            check_aligner(aligner)
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
@@ -82,12 +91,25 @@ def main(argv=None) -> int:
     batch_size = args.batch_size or default_batch_size(model)
     waves = [wave for _, wave in loaded]
     total = sum(len(wave) for wave in waves) / SAMPLE_RATE
-    with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-        results = transcribe_batch(waves, model, batch_size=batch_size, options=options,
-                                   on_progress=advance) if loaded else []
+    try:
+        with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
+            results = transcribe_batch(waves, model, batch_size=batch_size, options=options,
+                                       on_progress=advance, aligner=aligner) if loaded else []
+    except ImportError as e:  # aligning Japanese without its word segmenter
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     for (file, _), result in zip(loaded, results):
-        write_result(file, FORMATS[args.format](result), args, several=len(args.files) > 1)
+        write_result(file, render(result, args.format, args.timestamps), args, several=len(args.files) > 1)
+        report_zero_length_words(file, result)
     return 1 if failures else 0
+
+
+def report_zero_length_words(file: str, result) -> None:
+    """The aligner may give a word no time (start == end); such words are kept, and counted here."""
+    words = [w for s in result.segments for w in (s.words or [])]
+    zero = sum(w.start == w.end for w in words)
+    if zero:
+        print(f"note: {file}: {zero} of {len(words)} aligned words have zero length (start == end)", file=sys.stderr)
 
 
 def checked_options(args: argparse.Namespace) -> DecodeOptions:
@@ -99,6 +121,8 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError("; ".join(unreadable))
     if args.batch_size is not None and args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.timestamps == "word" and not args.aligner:
+        raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
     return DecodeOptions(args.language, args.context, args.max_new_tokens)
 
 

@@ -1,15 +1,27 @@
 """Transcript writers: a `Transcription` -> the text of a .txt, .json, .srt or .vtt file.
 
     FORMATS["srt"](result) -> "1\\n00:00:00,000 --> 00:00:04,200\\nHello.\\n\\n2\\n..."
+    render(result, "srt", timestamps="word") -> one cue per aligned word
 
 Subtitles get one cue per segment (its start/end in seconds); segments without text are left out.
-Non-empty outputs end with a newline. A leaf module: stdlib only.
+A segment with words (transcribe(..., aligner=)) is cut into word-timed cues instead: words are
+added to a cue until it would pass MAX_CUE_CHARS or MAX_CUE_SECONDS, and a pause of PAUSE_SECONDS
+or more between two words always starts a new cue. `timestamps="word"` gives every word its own cue;
+words of zero length (start == end) are kept, with a cue of zero length. JSON lists the words.
+Non-empty outputs end with a newline. Imports only the result types and the spacing rules (stdlib + tokenizers).
 """
 
 import json
 from typing import Callable
 
-from .result import Segment, Transcription
+from .align.units import is_cjk
+from .result import Segment, Transcription, Word
+from .tokenizer import is_space_delimited
+
+MAX_CUE_CHARS = 42  # a common subtitle line limit
+MAX_CUE_SECONDS = 7.0
+PAUSE_SECONDS = 1.0  # a silence at least this long between two words ends a cue
+TIMESTAMPS = ("segment", "word")  # cues per segment (word-timed lines when aligned), or one per word
 
 
 def _timestamp(seconds: float, separator: str) -> str:
@@ -26,20 +38,60 @@ def _cue_text(segment: Segment) -> str:
     return "\n".join(line for line in segment.text.strip().splitlines() if line.strip())
 
 
-def _cues(result: Transcription, separator: str) -> list[tuple[str, str]]:
-    """(timing line, text) for each segment that has text."""
-    cues = []
+def join_words(words: list[Word], language: str) -> str:
+    """Words as text: spaces between them, except between two Chinese characters and, in
+    Chinese/Japanese/..., everywhere but between two ASCII words (a Latin name, a number)."""
+    text = ""
+    for word in words:
+        ascii_pair = text[-1:].isascii() and word.text[:1].isascii()
+        cjk_pair = bool(text) and is_cjk(text[-1]) and is_cjk(word.text[0])
+        space = text and not cjk_pair and (is_space_delimited(language) or ascii_pair)
+        text += (" " if space else "") + word.text
+    return text
+
+
+def group_words(words: list[Word], language: str) -> list[list[Word]]:
+    """Readable cues: at most MAX_CUE_CHARS and MAX_CUE_SECONDS each, never across a long pause."""
+    groups: list[list[Word]] = []
+    for word in words:
+        current = groups[-1] if groups else None
+        if (
+            current is None
+            or word.start - current[-1].end >= PAUSE_SECONDS
+            or word.end - current[0].start > MAX_CUE_SECONDS
+            or len(join_words(current + [word], language)) > MAX_CUE_CHARS
+        ):
+            groups.append([word])
+        else:
+            current.append(word)
+    return groups
+
+
+def _cues(result: Transcription, separator: str, timestamps: str = "segment") -> list[tuple[str, str]]:
+    """(timing line, text) for each cue: a segment with text, or a group of its words."""
+    if timestamps not in TIMESTAMPS:
+        raise ValueError(f"timestamps must be one of {', '.join(TIMESTAMPS)}, got {timestamps!r}")
+    spans: list[tuple[float, float, str]] = []
     for segment in result.segments:
         text = _cue_text(segment)
-        if text:
-            start = _timestamp(segment.start, separator)
-            end = _timestamp(segment.end, separator)
-            cues.append((f"{start} --> {end}", text))
-    return cues
+        if not text:
+            continue
+        if segment.words is None and timestamps == "word":
+            raise ValueError("word timestamps need aligned words: transcribe with an aligner (--aligner)")
+        if not segment.words:  # not aligned, or no alignable word: the segment's own cue
+            spans.append((segment.start, segment.end, text))
+            continue
+        groups = [[w] for w in segment.words] if timestamps == "word" else group_words(segment.words, segment.language)
+        spans += [(group[0].start, group[-1].end, join_words(group, segment.language)) for group in groups]
+    return [(f"{_timestamp(start, separator)} --> {_timestamp(end, separator)}", text) for start, end, text in spans]
 
 
 def format_txt(result: Transcription) -> str:
     return result.text.strip() + "\n"
+
+
+def _word_json(word: Word) -> dict:
+    return {"text": word.text, "start": round(word.start, 3), "end": round(word.end, 3)}
 
 
 def format_json(result: Transcription) -> str:
@@ -52,6 +104,7 @@ def format_json(result: Transcription) -> str:
             "finish_reason": segment.finish_reason,
             "hit_token_budget": segment.hit_token_budget,
             "repetition_trimmed": segment.repetition_trimmed,
+            **({} if segment.words is None else {"words": [_word_json(w) for w in segment.words]}),
         }
         for segment in result.segments
     ]
@@ -59,19 +112,26 @@ def format_json(result: Transcription) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def format_srt(result: Transcription) -> str:
-    cues = _cues(result, ",")
+def format_srt(result: Transcription, timestamps: str = "segment") -> str:
+    cues = _cues(result, ",", timestamps)
     return "\n".join(f"{n}\n{timing}\n{text}\n" for n, (timing, text) in enumerate(cues, start=1))
 
 
-def format_vtt(result: Transcription) -> str:
-    cues = _cues(result, ".")
+def format_vtt(result: Transcription, timestamps: str = "segment") -> str:
+    cues = _cues(result, ".", timestamps)
     return "WEBVTT\n" + "".join(f"\n{timing}\n{text}\n" for timing, text in cues)
 
 
-FORMATS: dict[str, Callable[[Transcription], str]] = {
+FORMATS: dict[str, Callable[..., str]] = {
     "txt": format_txt,
     "json": format_json,
     "srt": format_srt,
     "vtt": format_vtt,
 }
+
+
+def render(result: Transcription, fmt: str, timestamps: str = "segment") -> str:
+    """The file text in format `fmt`; `timestamps` chooses the subtitle cues (txt and json ignore it)."""
+    if fmt in ("srt", "vtt"):
+        return FORMATS[fmt](result, timestamps)
+    return FORMATS[fmt](result)

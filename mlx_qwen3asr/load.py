@@ -1,6 +1,7 @@
 """Loading: a local folder or a Hugging Face hub id -> a ready `Qwen3ASR` with its tokenizer.
 
     path or repo id -> folder (hub download if needed) -> config.json -> ModelArgs
+       (model_type qwen3_forced_aligner -> AlignerArgs and a ForcedAligner, everything else the same)
     -> *.safetensors (single file or sharded) -> official names -> sanitize -> checked -> model
 
 The same functions serve `load`, the converter and the tests: one name mapping, one config reader.
@@ -17,6 +18,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
+from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .jsonfile import read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
@@ -216,14 +218,20 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
         raise ValueError("Checkpoint does not match its config.json: " + "; ".join(problems))
 
 
+def skeleton(config: dict) -> Qwen3ASR:
+    """The model class config.json names, with its sizes: a Qwen3ASR or a ForcedAligner."""
+    if is_aligner_config(config):
+        return ForcedAligner(AlignerArgs.from_dict(config))
+    return Qwen3ASR(ModelArgs.from_dict(config))
+
+
 def checked_skeleton(config: dict, weights: dict[str, mx.array]) -> tuple[Qwen3ASR, dict[str, mx.array]]:
     """config.json + official-name weights -> a model skeleton (quantized as the config says) and its
     sanitized weights, checked against each other. Nothing is evaluated: both stay lazy."""
-    args = ModelArgs.from_dict(config)
-    model = Qwen3ASR(args)
+    model = skeleton(config)
     weights = model.sanitize(weights)
-    if args.quantization:
-        quantize_like_config(model, args.quantization, weights)
+    if model.args.quantization:
+        quantize_like_config(model, model.args.quantization, weights)
     check_weights(model, weights)
     return model, weights
 
@@ -239,6 +247,7 @@ def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> 
 
 def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None) -> Qwen3ASR:
     """Load a Qwen3-ASR model: official or "-hf" checkpoint, converted MLX folder, or hub repo id.
+    A Qwen3-ForcedAligner checkpoint (Qwen/Qwen3-ForcedAligner-0.6B) gives a `ForcedAligner` for `align`.
 
     `dtype`: "float16", "bfloat16" or "float32" (default: float16 on a GPU, float32 on the CPU).
     The returned model carries its `tokenizer` and the `path` it was loaded from.
@@ -253,6 +262,6 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     scale, extra = LOAD_OVERHEAD
     ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
     model = build_model(config, load_weights(folder), dtype)
-    model.tokenizer = Tokenizer.from_dir(folder)
+    model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

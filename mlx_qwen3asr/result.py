@@ -1,8 +1,20 @@
-"""What a transcription returns: the text, its language, and one segment per decoded chunk."""
+"""What a transcription returns: the text, its language, and one segment per decoded chunk
+(with its words' times when an aligner was given)."""
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from .generate import FinishFlags, FinishReason
+
+
+@dataclass(frozen=True)
+class Word:
+    """One aligned unit: a word with its punctuation removed, or one Chinese character; seconds.
+    start == end happens (the aligner gave the unit no time): such words are kept."""
+
+    text: str
+    start: float
+    end: float
 
 
 @dataclass
@@ -15,6 +27,7 @@ class Segment(FinishFlags):
     language: str = ""
     token_ids: list[int] = field(default_factory=list)  # generated ids, language header included
     finish_reason: FinishReason = "stop"  # "stop" (end-of-text), "length" (token budget), "repetition"
+    words: Optional[list[Word]] = None  # with transcribe(..., aligner=): times in the whole input
 
 
 @dataclass

@@ -43,6 +43,15 @@ _SPLIT_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
     r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
+# The split the official processors really use: they load with fix_mistral_regex=True, and transformers
+# 4.57.6 then (config.json says transformers_version 4.57.6) swaps in Mistral's regex, which also splits
+# at lower-to-upper case changes: `iPhone` -> `i|Phone`, `GitHub` -> `Git|Hub`. The aligner encodes its
+# units with it, so that its prompts are the official ones (tests/fixtures/aligner, "mixed" case).
+MISTRAL_SPLIT_PATTERN = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 def normalize_language(name: Optional[str]) -> Optional[str]:
@@ -68,17 +77,25 @@ def is_space_delimited(language: str) -> bool:
     return language.strip().lower() not in _NOT_SPACE_DELIMITED
 
 
-def _build_backend(folder: Path, config: dict) -> _BackendTokenizer:
-    """The same tokenizer transformers' Qwen2Converter builds from vocab.json + merges.txt."""
+def _split_then_bytes(split_pattern: str) -> pre_tokenizers.PreTokenizer:
+    return pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(split_pattern), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])  # fmt: skip
+
+
+def _build_backend(folder: Path, config: dict, split_pattern: Optional[str] = None) -> _BackendTokenizer:
+    """The same tokenizer transformers' Qwen2Converter builds from vocab.json + merges.txt
+    (`split_pattern` replaces its split regex)."""
     if (folder / "tokenizer.json").is_file():
-        return _BackendTokenizer.from_file(str(folder / "tokenizer.json"))
+        backend = _BackendTokenizer.from_file(str(folder / "tokenizer.json"))
+        if split_pattern:
+            backend.pre_tokenizer = _split_then_bytes(split_pattern)
+        return backend
     bpe = _read_bpe(folder)
     backend = _BackendTokenizer(bpe)
     backend.normalizer = normalizers.NFC()
-    backend.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(_SPLIT_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])  # fmt: skip
+    backend.pre_tokenizer = _split_then_bytes(split_pattern or _SPLIT_PATTERN)
     backend.decoder = decoders.ByteLevel()
     backend.post_processor = processors.ByteLevel(trim_offsets=False)  # offsets only; ids unchanged
     added = sorted(config.get("added_tokens_decoder", {}).items(), key=lambda item: int(item[0]))
@@ -130,9 +147,10 @@ class Tokenizer:
         )
 
     @classmethod
-    def from_dir(cls, path: Union[str, Path]) -> "Tokenizer":
+    def from_dir(cls, path: Union[str, Path], split_pattern: Optional[str] = None) -> "Tokenizer":
         """Load from a Qwen3-ASR checkpoint folder (vocab.json, merges.txt, tokenizer_config.json);
-        a tokenizer.json there, if any, is used instead of vocab.json + merges.txt."""
+        a tokenizer.json there, if any, is used instead of vocab.json + merges.txt.
+        `split_pattern`: another pre-tokenizer split regex (MISTRAL_SPLIT_PATTERN for the aligner)."""
         folder = Path(path)
         has_json = (folder / "tokenizer.json").is_file()
         needed = ("tokenizer_config.json",) if has_json else TOKENIZER_FILES
@@ -143,7 +161,7 @@ class Tokenizer:
                 f"(it holds {', '.join(TOKENIZER_FILES)} next to the weights)."
             )
         config = read_json(folder / "tokenizer_config.json")
-        return cls(_build_backend(folder, config), config)
+        return cls(_build_backend(folder, config, split_pattern), config)
 
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`; special-token strings in it ("<|im_end|>") become their ids."""

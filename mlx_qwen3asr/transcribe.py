@@ -8,6 +8,7 @@ in batches.
        and forced language) -> greedy decode, the wave's rows together (generate.decode_batch)
        -> "language X<asr_text>text" parsed into (language, text)
     -> per input: texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
+    -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
 Memory is bounded by the wave: at most `batch_size` chunks' encoder outputs and KV caches exist at
 once, whatever the length of the audio (see default_batch_size for the sizes).
@@ -20,6 +21,8 @@ import mlx.core as mx
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
+from .align.aligner import align_segments, check_aligner
+from .align.model import ForcedAligner
 from .audio.split import split_audio
 from .generate import StopRules, decode_batch
 from .model.model import Qwen3ASR, encode_audio, encode_audios  # noqa: F401  (encode_audio: its old home)
@@ -112,6 +115,7 @@ def transcribe(
     sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
     on_progress: Optional[Callable[[float], None]] = None,
+    aligner: Optional[ForcedAligner] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -120,11 +124,12 @@ def transcribe(
     per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
     `batch_size`: chunks of a long input decoded together (same text, faster; see transcribe_batch).
     `sample_rate`: the rate of a bare array (default 16000); files carry their own.
+    `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     options = decode_options(options, language, context, max_new_tokens)
     return transcribe_batch(
         [audio], model, chunk_seconds=chunk_seconds, batch_size=batch_size, sample_rate=sample_rate,
-        options=options, on_progress=on_progress,
+        options=options, on_progress=on_progress, aligner=aligner,
     )[0]
 
 
@@ -140,15 +145,18 @@ def transcribe_batch(
     sample_rate: Optional[int] = None,
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
     on_progress: Optional[Callable[[float], None]] = None,
+    aligner: Optional[ForcedAligner] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
 
     `language` / `context` / `options`: one for all inputs, or a list with one per input.
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
-    batch with the seconds of audio it finished.
+    batch with the seconds of audio it finished. `aligner`: as in `transcribe`, for every input.
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
+    if aligner is not None:
+        check_aligner(aligner)  # before the decoding, not after it
     batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -165,6 +173,8 @@ def transcribe_batch(
         mx.clear_cache()  # keep memory flat across many batches
         if on_progress:
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
+    for wave, input_segments in zip(waves, segments if aligner is not None else []):
+        align_segments(input_segments, wave, aligner)
     return [Transcription(join_texts(s), merge_languages(s), s) for s in segments]
 
 

@@ -29,3 +29,17 @@ def speech() -> np.ndarray:
     """~2.5 s of espeak-ng speech, 16 kHz float32."""
     return mq.load_audio(AUDIO / "short.wav")
 
+
+
+@pytest.fixture(scope="session")
+def tiny_aligner_dir(tmp_path_factory) -> Path:
+    """The aligner the aligner goldens were made from: tiny, seed 0, listening gains (times follow the audio)."""
+    from mlx_qwen3asr.testing.random_aligner import tiny_aligner_config, write_random_aligner
+
+    folder = tmp_path_factory.mktemp("aligner") / "tiny"
+    return write_random_aligner(folder, tiny_aligner_config(), seed=0, listening=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_aligner(tiny_aligner_dir):
+    return mq.load(tiny_aligner_dir, dtype="float32")

@@ -61,3 +61,17 @@ def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_
         for key in ("encoder", "prefill", "decode", "audio_per_compute", "decode_tokens_per_s", "peak_mb"):
             assert result[key] > 0, f"batch {batch}: {key} should be positive, got {result[key]}"
     assert "identical to batch 1" in done.stdout and "decode-phase tokens/s" in done.stdout
+
+
+def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
+    out = tmp_path / "align.json"
+    command = [sys.executable, str(ROOT / "scripts" / "bench_align.py"), "--quick", "--seconds", "10",
+               "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, f"bench_align.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text())
+    assert report["config"] == "tiny" and report["threads"] == 2 and report["units"] == 86, report
+    assert set(report["times"]) == {"ours windowed", "ours full"}, "the official runs only with --official-python"
+    assert all(t > 0 for times in report["times"].values() for t in times), report["times"]
+    assert len(report["load"]) == 2, "one load average per timed run"
+    assert "ours windowed" in done.stdout and "load average" in done.stdout, done.stdout

@@ -129,3 +129,25 @@ def test_long_work_shows_a_progress_bar_in_seconds_of_audio_on_a_terminal(tmp_pa
     os.close(leader)
     assert run.returncode == 0
     assert b"65/65 s of audio" in screen and b"ETA" in screen, screen[-500:]
+
+
+def test_cli_with_an_aligner_writes_the_librarys_words_and_one_cue_per_word(
+    tmp_path, clip, tiny_checkpoint, tiny_model, tiny_aligner_dir, tiny_aligner
+):
+    expected = mq.transcribe(clip, tiny_model, max_new_tokens=8, aligner=tiny_aligner)
+    words = [[w.text, w.start, w.end] for w in expected.segments[0].words]
+    assert words, "the tiny model's 8 tokens give some units"
+    common = (clip, "--model", tiny_checkpoint, "--max-new-tokens", 8, "--aligner", tiny_aligner_dir)
+    run = _cli(*common, "-f", "json")
+    assert run.returncode == 0, run.stderr
+    written = json.loads(run.stdout)["segments"][0]["words"]
+    assert [[w["text"], w["start"], w["end"]] for w in written] == words
+    srt = _cli(*common, "-f", "srt", "--timestamps", "word")
+    assert srt.returncode == 0 and srt.stdout.count(" --> ") == len(words), srt.stdout + srt.stderr
+
+
+def test_cli_word_timestamps_need_an_aligner_and_an_asr_model_is_not_one(clip, tiny_checkpoint):
+    run = _cli(clip, "--model", tiny_checkpoint, "-f", "srt", "--timestamps", "word")
+    assert run.returncode == 2 and "--timestamps word needs --aligner" in run.stderr, run.stderr
+    wrong = _cli(clip, "--model", tiny_checkpoint, "--aligner", tiny_checkpoint)
+    assert wrong.returncode == 1 and "must be a Qwen3-ForcedAligner model" in wrong.stderr, wrong.stderr

@@ -15,22 +15,31 @@ Encoder attention: the model was trained with attention inside windows of 104 to
 encoder does. The official wrapper on CPU (sdpa/eager) calls the encoder layers without a mask, so every
 audio token attends to all others; the two differ on clips longer than 8 s. `full_attention=True`
 reproduces the official wrapper.
+
+Loading goes through `mq.load`, which builds this class when config.json's model_type says
+`qwen3_forced_aligner`.
 """
 
 import dataclasses
-from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from ..load import DTYPES, check_weights, default_dtype, load_weights, read_config, resolve_model_path
-from ..model.activations import gelu
 from ..model.config import ModelArgs
 from ..model.decoder import TextModel
-from ..model.encoder import AudioEncoder
+from ..model.encoder import AudioEncoder, clip_windows
 from ..model.model import Qwen3ASR
+from ..tokenizer import MISTRAL_SPLIT_PATTERN
+
+ALIGNER_MODEL_TYPE = "qwen3_forced_aligner"
+
+
+def is_aligner_config(config: dict[str, Any]) -> bool:
+    """Official layout: thinker_config.model_type (the top level says qwen3_asr); a flattened config: its own."""
+    thinker = config.get("thinker_config", {})
+    return ALIGNER_MODEL_TYPE in (thinker.get("model_type"), config.get("model_type"))
 
 
 @dataclasses.dataclass
@@ -45,7 +54,7 @@ class AlignerArgs(ModelArgs):
         if "classify_num" not in thinker:
             raise ValueError(
                 "config.json has no classify_num: this is not a Qwen3-ForcedAligner checkpoint "
-                "(use mq.load for Qwen3-ASR models)"
+                "(model_type qwen3_forced_aligner)"
             )
         base = ModelArgs.from_dict(config)
         return cls(
@@ -69,23 +78,26 @@ def prompt_ids(unit_ids: list[list[int]], n_audio_tokens: int, args: AlignerArgs
 class ForcedAligner(Qwen3ASR):
     """Qwen3ASR's encoder, decoder, audio splice and `sanitize`, with a head of classify_num rows."""
 
-    def __init__(self, args: AlignerArgs, full_attention: bool = False):
+    tokenizer_split_pattern = MISTRAL_SPLIT_PATTERN  # as the official processor: `iPhone` -> `i|Phone`
+    # The classifier head stays float in conversions: its argmax IS the timestamp, neighbouring 80 ms
+    # classes can be close, and at [5000, 1024] it is ~1% of the weights, so quantizing saves little.
+    keep_float = ("lm_head",)
+
+    def __init__(self, args: AlignerArgs):
         nn.Module.__init__(self)  # not Qwen3ASR.__init__: its untied head would have vocab_size rows
         self.args = args
-        self.full_attention = full_attention
         self.audio_tower = AudioEncoder(args.audio)
         self.model = TextModel(args.text)
         self.lm_head = nn.Linear(args.text.hidden_size, args.classify_num, bias=False)
+        self.tokenizer = None  # set by load(): the checkpoint's tokenizer (knows <timestamp>)
+        self.path = None  # set by load()
 
-    def encode(self, mel: mx.array) -> mx.array:
-        """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]."""
-        if not self.full_attention:
-            return self.audio_tower(mel)
+    def encode(self, mel: mx.array, full_attention: bool = False) -> mx.array:
+        """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]; windows of 104 tokens,
+        or with `full_attention` one window holding every token (the official wrapper on CPU)."""
         tower = self.audio_tower
-        x = tower.embed_chunks(mel.astype(tower.conv_out.weight.dtype))
-        for layer in tower.layers:
-            x = layer(x, x.shape[0])  # one window holding every token
-        return tower.proj2(gelu(tower.proj1(tower.ln_post(x))))
+        x = tower.embed_chunks(mel.astype(self.dtype))
+        return tower.encode_tokens(x, clip_windows(x.shape[0], x.shape[0]) if full_attention else None)
 
     def timestamp_logits(self, prompt_ids: mx.array, audio_features: mx.array) -> mx.array:
         """Prompt ids [L] + audio features -> class logits at each <timestamp> position [2 x units, classes].
@@ -100,22 +112,3 @@ class ForcedAligner(Qwen3ASR):
     def timestamp_classes(self, prompt_ids: mx.array, audio_features: mx.array) -> list[int]:
         """The argmax class at each <timestamp> position (start, end, start, end, ...)."""
         return mx.argmax(self.timestamp_logits(prompt_ids, audio_features), axis=-1).tolist()
-
-
-def load_aligner(
-    path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None, full_attention: bool = False
-) -> ForcedAligner:
-    """A Qwen3-ForcedAligner folder (official layout) or hub id -> ForcedAligner, weights checked."""
-    if isinstance(dtype, str):
-        if dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
-        dtype = DTYPES[dtype]
-    folder = resolve_model_path(path_or_repo)
-    model = ForcedAligner(AlignerArgs.from_dict(read_config(folder)), full_attention)
-    weights = model.sanitize(load_weights(folder))
-    check_weights(model, weights)
-    dtype = dtype or default_dtype()
-    model.load_weights([(k, v.astype(dtype)) for k, v in weights.items()])
-    mx.eval(model.parameters())
-    model.path = folder
-    return model

@@ -2,7 +2,7 @@
 
     arguments -> Recipe -> convert() with rich progress bars (read / quantize / write, in bytes)
     -> summary: output size and ratio to the source, time, peak memory
-    -> fidelity check: source (float32) vs converted on a built-in test signal
+    -> fidelity check: source (float32) vs converted on a built-in test signal (an aligner: in timestamps)
 
 The library stays free of rich: it is imported here only. Exit status: 0 converted, 1 the
 conversion failed (nothing written), 2 bad arguments, 130 interrupted (nothing written).
@@ -17,9 +17,11 @@ import mlx.core as mx
 
 from ..blas import ensure_fast_blas
 from ..lifecycle import releases_mlx_streams
+from ..align.model import ForcedAligner
+from ..load import DEFAULT_MODEL, DTYPES, read_config, skeleton, slow_quantized_note
+from .align_fidelity import alignment_fidelity_lines, check_alignment_fidelity
 from .converter import BITS, FLOAT, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity
-from ..load import DEFAULT_MODEL, DTYPES, slow_quantized_note
 
 STAGES = ("read", "quantize", "write")
 
@@ -141,7 +143,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     for line in summary(result, recipe, peak_rss_bytes()):
         console.print(line, highlight=False, soft_wrap=True)
-    if args.fidelity_tokens > 0:
+    if args.fidelity_tokens > 0 and isinstance(skeleton(read_config(result.folder)), ForcedAligner):
+        err.print("fidelity check: float32 source vs converted, timestamps of a fixed text on a built-in 3 s "
+                  "test signal", highlight=False, soft_wrap=True)
+        for line in alignment_fidelity_lines(check_alignment_fidelity(result.source, result.folder)):
+            console.print(line, highlight=False, soft_wrap=True)
+    elif args.fidelity_tokens > 0:
         slow = " (minutes on the CPU backend; --fidelity-tokens 0 skips it)" if mx.default_device() == mx.cpu else ""
         err.print(f"fidelity check: float32 source vs converted, {args.fidelity_tokens} greedy tokens on a "
                   f"built-in 3 s test signal{slow}", highlight=False, soft_wrap=True)

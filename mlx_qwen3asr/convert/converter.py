@@ -20,6 +20,9 @@ output. The conv stem (conv2d1-3 and its conv_out projection), norms and biases 
 config.json records the top-level `group_size`/`bits`/`mode` (mlx-lm style) plus, per module path,
 a dict for modules quantized differently and `false` for quantizable modules kept float, so
 `load` rebuilds exactly these modules without looking at tensor shapes.
+
+A Qwen3-ForcedAligner converts the same way (its model class comes from config.json); its classifier
+head stays float (ForcedAligner.keep_float), and the fidelity check compares timestamps instead of tokens.
 """
 
 import json
@@ -105,7 +108,7 @@ class ConversionResult:
 def quantization_plan(model: Qwen3ASR, recipe: Recipe) -> dict[str, Optional[dict]]:
     """Every quantizable module path -> its to_quantized() parameters, or None (float)."""
     return {
-        path: recipe.params_for(path, module)
+        path: None if path in model.keep_float else recipe.params_for(path, module)
         for path, module in model.named_modules()
         if hasattr(module, "to_quantized")
     }

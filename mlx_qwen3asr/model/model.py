@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 
 class Qwen3ASR(nn.Module):
+    tokenizer_split_pattern: Optional[str] = None  # the tokenizer's own (Qwen2) split regex
+    keep_float: tuple[str, ...] = ()  # module paths the converter never quantizes
+
     def __init__(self, args: ModelArgs):
         super().__init__()
         self.args = args

@@ -12,6 +12,7 @@ import pytest
 
 import mlx_qwen3asr as mq
 from app.errors import AppError
+from app.options import parse_args
 from app.pipeline import Commit
 from app.transcript import AudioSaver, KeptWriter, TranscriptFile, timestamp
 
@@ -146,3 +147,20 @@ def test_a_gap_mark_is_a_line_in_the_transcript_but_no_audio_file(tmp_path):
         saver.write(commit_)
     assert (tmp_path / "t.txt").read_text() == "before\n[… 7.0 s of audio lost …]\nafter\n"
     assert sorted(p.name for p in (tmp_path / "audio").iterdir()) == ["utt-0001.wav", "utt-0002.wav"]
+
+
+def test_with_an_aligner_timestamped_lines_carry_each_words_session_times(tmp_path, tiny_aligner, speech):
+    out = TranscriptFile(str(tmp_path / "t.txt"), timestamps=True, aligner=tiny_aligner)
+    out.write(commit("Hello world, again.", start=100.0, audio=speech))
+    out.close()
+    words = mq.align(speech, "Hello world, again.", tiny_aligner, "English")
+    times = " ".join(f"{w.text}@{100 + w.start:.2f}-{100 + w.end:.2f}" for w in words)
+    assert (tmp_path / "t.txt").read_text() == f"[00:01:40.0] Hello world, again. | {times}\n"
+    assert [w.text for w in words] == ["Hello", "world", "again"]
+
+
+def test_the_aligner_flag_is_refused_without_timestamped_output(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--aligner", "Qwen/Qwen3-ForcedAligner-0.6B", "--output", "t.txt"])
+    assert "use it with --output FILE --timestamps" in capsys.readouterr().err
+    assert parse_args(["--aligner", "A", "--output", "t.txt", "--timestamps"]).aligner == "A"
