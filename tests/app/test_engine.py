@@ -1,7 +1,7 @@
-"""The engine adapter: finals are exactly offline transcription; the streaming engine when present."""
+"""The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
 import mlx_qwen3asr as mq
-from app.engine import OfflineEngine, StreamingEngine, make_engine
+from mlx_qwen3asr.streaming.utterances import OfflineEngine, StreamingEngine, make_engine
 from dictation_helpers import burst
 
 

@@ -1,0 +1,83 @@
+"""The one voice-activity rule: which 20 ms frames of 16 kHz audio are speech, and when speech starts.
+
+    samples -> 20 ms frames -> level (dBFS, mean power) -> voiced when above
+        max(noise floor + MARGIN_DB, MIN_LEVEL_DB)    (HYSTERESIS_DB lower while speech is open)
+    speech starts (an onset) at ONSET_VOICED voiced frames within ONSET_FRAMES (160 ms in 300 ms)
+
+Who uses it, and how:
+    live sessions (LiveSession, the dictation app) and StreamingTranscriber: the full rule, with the
+        adaptive noise floor (NoiseFloor): silence, steady noise (a fan, room tone) and clicks never
+        reach the decoder;
+    offline transcription (contains_speech): no noise floor, as a recording has no "before" to learn
+        it from and its steady background may carry speech; a clip without a single onset above
+        MIN_LEVEL_DB (digital silence, dither, clicks) is not decoded.
+
+Every threshold is named once, here; the numbers are those the dictation app was measured with.
+"""
+
+from typing import Optional
+
+import numpy as np
+
+from .samples import SAMPLE_RATE
+
+FRAME = 320  # 20 ms
+ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window: speech starts
+MARGIN_DB = 12.0  # voiced = this far above the noise floor ...
+MIN_LEVEL_DB = -60.0  # ... and louder than this: digital silence, dither or a dead-quiet room never is
+HYSTERESIS_DB = 4.0  # once speech has started it stays voiced down to 4 dB below the opening threshold
+FLOOR_RISE_DB_PER_FRAME = 1.0 * FRAME / SAMPLE_RATE  # 1 dB/s: the floor follows a new steady noise slowly
+FLOOR_FALL = 0.3  # and falls fast (30 % of the gap per frame) toward quieter frames
+FLOOR_MIN_DB = -100.0
+DEAD_PEAK = 1e-4  # -80 dBFS peak: below any real microphone's own noise; the input is dead (muted)
+
+
+def frame_db(frame: np.ndarray) -> float:
+    """Level of one frame in dBFS (mean power; -120 for digital silence)."""
+    return 10.0 * float(np.log10(np.mean(frame * frame, dtype=np.float64) + 1e-12))
+
+
+def frame_levels(wave: np.ndarray) -> np.ndarray:
+    """dBFS of each whole 20 ms frame of `wave`."""
+    n = len(wave) // FRAME
+    power = np.mean(np.square(wave[: n * FRAME].reshape(n, FRAME), dtype=np.float64), axis=1)
+    return 10.0 * np.log10(power + 1e-12)
+
+
+def has_onset(voiced: np.ndarray) -> bool:
+    """Whether some ONSET_FRAMES-long run of frames holds ONSET_VOICED voiced ones."""
+    if len(voiced) == 0:
+        return False
+    counts = np.convolve(voiced.astype(np.int32), np.ones(ONSET_FRAMES, np.int32))
+    return bool(counts.max() >= ONSET_VOICED)
+
+
+def contains_speech(wave: np.ndarray) -> bool:
+    """Offline: does the clip hold a speech onset above MIN_LEVEL_DB (no noise floor, see above)?"""
+    return has_onset(frame_levels(wave) > MIN_LEVEL_DB)
+
+
+class NoiseFloor:
+    """The adaptive part of the rule: a running noise floor and the voiced threshold it implies."""
+
+    def __init__(self) -> None:
+        self.db: Optional[float] = None  # None until the first frame
+
+    def threshold(self, speaking: bool) -> float:
+        floor = self.db if self.db is not None else FLOOR_MIN_DB
+        threshold = max(floor + MARGIN_DB, MIN_LEVEL_DB)
+        return threshold - HYSTERESIS_DB if speaking else threshold
+
+    def is_voiced(self, db: float, speaking: bool) -> bool:
+        """Judge a frame against the floor so far, then let the floor learn from it."""
+        voiced = db > self.threshold(speaking)
+        self.track(db)
+        return voiced
+
+    def track(self, db: float) -> None:
+        if self.db is None:
+            self.db = max(db, FLOOR_MIN_DB)
+        elif db < self.db:
+            self.db = max(self.db + FLOOR_FALL * (db - self.db), FLOOR_MIN_DB)
+        else:
+            self.db = min(self.db + FLOOR_RISE_DB_PER_FRAME, db)
