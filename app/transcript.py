@@ -24,9 +24,14 @@ from typing import Callable, Optional, Protocol
 import numpy as np
 
 from .errors import AppError
-from .pipeline import Commit
+from mlx_qwen3asr.streaming import Event
 
 RATE = 16000
+
+
+def gap_mark(seconds: float) -> str:
+    """The transcript line that stands for lost audio."""
+    return f"[… {seconds:.1f} s of audio lost …]"
 
 
 def timestamp(seconds: float) -> str:
@@ -37,8 +42,8 @@ def timestamp(seconds: float) -> str:
 class Writer(Protocol):
     name: str  # what the user called it: "--output notes.txt"
 
-    def write(self, commit: Commit) -> None: ...  # all or nothing; OSError when it could not
-    def salvage(self, commits: list[Commit]) -> str: ...  # writes them elsewhere; returns where
+    def write(self, commit: Event) -> None: ...  # all or nothing; OSError when it could not
+    def salvage(self, commits: list[Event]) -> str: ...  # writes them elsewhere; returns where
     def close(self) -> None: ...
 
 
@@ -52,11 +57,11 @@ class TranscriptFile:
         self.path, self.timestamps = path, timestamps
         self.name = f"--output {path}"
 
-    def line(self, commit: Commit) -> str:
+    def line(self, commit: Event) -> str:
         prefix = timestamp(commit.start) + " " if self.timestamps else ""
         return prefix + commit.text + "\n"
 
-    def write(self, commit: Commit) -> None:
+    def write(self, commit: Event) -> None:
         """The whole line or nothing: a write that fails half-way is cut back, so a retry never doubles it."""
         data = self.line(commit).encode("utf-8")
         size = os.fstat(self._fd).st_size
@@ -71,7 +76,7 @@ class TranscriptFile:
                 pass  # not a regular file (/dev/full): nothing was kept there to cut back
             raise
 
-    def salvage(self, commits: list[Commit]) -> str:
+    def salvage(self, commits: list[Event]) -> str:
         fd, path = tempfile.mkstemp(prefix=f"dictation-unsaved-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.writelines(self.line(c) for c in commits)
@@ -93,15 +98,15 @@ class AudioSaver:
                            "choose a writable folder") from e
         self.count = len(list(self.folder.glob("utt-*.wav")))
 
-    def write(self, commit: Commit) -> None:
-        if commit.lost_seconds:
+    def write(self, commit: Event) -> None:
+        if commit.type == "gap":
             return  # a gap mark has no audio
         write_float_wav(self.folder / f"utt-{self.count + 1:04d}.wav", commit.audio)
         self.count += 1  # only once written: a retry reuses the number
 
-    def salvage(self, commits: list[Commit]) -> str:
+    def salvage(self, commits: list[Event]) -> str:
         folder = Path(tempfile.mkdtemp(prefix="dictation-unsaved-audio-"))
-        for i, commit in enumerate((c for c in commits if not c.lost_seconds), start=self.count + 1):
+        for i, commit in enumerate((c for c in commits if c.type != "gap"), start=self.count + 1):
             write_float_wav(folder / f"utt-{i:04d}.wav", commit.audio)
         return str(folder)
 
@@ -128,11 +133,11 @@ class KeptWriter:
 
     def __init__(self, writer: Writer, say: Callable[[str], None]) -> None:
         self.writer, self.say = writer, say
-        self.pending: deque[Commit] = deque()
+        self.pending: deque[Event] = deque()
         self.written = 0
         self.failure: Optional[OSError] = None
 
-    def write(self, commit: Commit) -> None:
+    def write(self, commit: Event) -> None:
         self.pending.append(commit)
         self._retry()
 
