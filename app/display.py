@@ -55,9 +55,13 @@ def status_line(stats: SessionStats, now: float, warning: str = "") -> Text:
 class PlainDisplay:
     """Pipe or file: committed lines on stdout, everything else on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out, self.err = out, err
+    def __init__(self, out: TextIO = sys.stdout, err: Optional[TextIO] = None) -> None:
+        self.out, self._err = out, err
         self.warning = ""
+
+    @property
+    def err(self) -> TextIO:
+        return self._err or sys.stderr  # looked up each time: capture.native_stderr_to swaps it
 
     def __enter__(self) -> "PlainDisplay":
         return self

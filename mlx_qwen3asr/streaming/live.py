@@ -72,7 +72,8 @@ class LiveSession:
         self._lost = 0.0  # seconds of input reported lost: event times stay those of the session
         self._next_partial = 0.0
         self._partial_for = -1  # audio length the shown partial was made from
-        self._language = self.stats.language = engine.language
+        self.stats.language = engine.language
+        self._language = ""  # the language last reported by an event (a forced one is reported too)
         self._was_open = False
 
     def warm_up(self) -> None:
