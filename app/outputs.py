@@ -5,14 +5,17 @@ application (--type), through the system's own tools.
     typing:    osascript -> System Events keystroke (macOS); xdotool type (X11)
 
 The commands are chosen and checked when the session starts, so a missing tool fails in a second.
-A command that fails later is reported once and the session goes on (the text is still in the
-transcript and on screen).
+They run in order on a thread of their own (typing takes xdotool's default 12 ms per key: faster
+loses non-ASCII characters), so they never delay decoding; `close` waits for the last one. A
+command that fails is reported once and the session goes on (the text is still in the transcript).
 """
 
 import os
+import queue
 import shutil
 import subprocess
 import sys
+import threading
 from typing import Callable, Mapping, Optional
 
 from .errors import AppError
@@ -46,7 +49,7 @@ def type_command(platform: str = sys.platform, env: Mapping[str, str] = os.envir
     if platform == "darwin":
         return MAC_KEYSTROKE
     if env.get("DISPLAY") and which("xdotool"):
-        return ["xdotool", "type", "--clearmodifiers", "--delay", "0", "--"]
+        return ["xdotool", "type", "--clearmodifiers", "--"]
     raise AppError("--type needs xdotool and an X11 display (apt install xdotool; $DISPLAY set) or macOS; "
                    "on Wayland use --copy instead")
 
@@ -68,20 +71,34 @@ class Delivery:
         self._type = type_command(platform, env, which) if type_text else None
         self._failed: set[str] = set()
         self._typed_any = False
+        self._jobs: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._work, name="deliver", daemon=True)
+        self._thread.start()
 
     def commit(self, text: str) -> None:
         if self.copy_mode == "each":
-            self._run("clipboard", self._copy, text)
+            self._jobs.put(("clipboard", self._copy, text))
         if self._type is not None:
-            self._run("typing", self._type + [(" " if self._typed_any else "") + text], "")
+            self._jobs.put(("typing", self._type + [(" " if self._typed_any else "") + text], ""))
             self._typed_any = True
 
     def copy_all(self, transcript: str) -> None:
         """The whole transcript to the clipboard (the c key, or --copy exit at the end)."""
         if self._copy is None:
             self.say(self._copy_error)
-        elif self._run("clipboard", self._copy, transcript):
-            self.say(f"transcript copied to the clipboard ({len(transcript.split())} words)")
+        else:
+            self._jobs.put(("transcript", self._copy, transcript))
+
+    def close(self) -> None:
+        """Wait until everything asked for was copied or typed."""
+        self._jobs.put(None)
+        self._thread.join()
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            what, argv, text = job
+            if self._run(what, argv, text) and what == "transcript":
+                self.say(f"transcript copied to the clipboard ({len(text.split())} words)")
 
     def _run(self, what: str, argv: list, text: str) -> bool:
         try:
@@ -94,5 +111,6 @@ class Delivery:
             return True
         if what not in self._failed:
             self._failed.add(what)
-            self.say(f"{what} failed ({argv[0]}: {why}); the text is still in the transcript")
+            self.say(f"{'clipboard' if what == 'transcript' else what} failed ({argv[0]}: {why}); "
+                     "the text is still in the transcript")
         return False

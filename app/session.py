@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         raise AppError("decoding stopped with an error (see above); what was committed is kept")
     if args.copy == "exit":
         delivery.copy_all(sink.text())
+    delivery.close()
     display.summary(stats.summary())
     return 0
 

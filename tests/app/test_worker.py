@@ -1,5 +1,6 @@
 """The decoding thread: 48 kHz stereo blocks in, commits out; a gap finalises; END drains all."""
 
+import time
 from typing import Optional
 
 import numpy as np
@@ -69,3 +70,21 @@ def test_the_backlog_is_the_audio_waiting_in_the_queue():
     for block in as_device_blocks(silence(3.0)):  # 100 blocks of 30 ms, nobody decoding
         blocks.put(block)
     assert worker.backlog_seconds == pytest.approx(3.0), "3 s of captured audio wait to be decoded"
+
+
+def test_while_paused_the_open_utterance_is_committed_and_later_audio_is_dropped():
+    events: list = []
+    blocks = make_queue()
+    worker = Worker(blocks, LiveSession(None, engine=CountingEngine()), events.append)
+    worker.start()
+    for block in as_device_blocks(np.concatenate([silence(0.5), burst(1.0)])):
+        blocks.put(block)
+    while not blocks.empty():
+        time.sleep(0.01)
+    time.sleep(0.2)  # the last block taken is fed too
+    worker.paused.set()
+    for item in as_device_blocks(np.concatenate([burst(1.0, seed=4), silence(1.0)])) + [Marker.END]:
+        blocks.put(item)
+    worker.join(timeout=30)
+    texts = [e.text for e in events if e.type == "commit"]
+    assert texts == ["1.50 s"], f"the 1 s burst with its 0.5 s pre-roll, then nothing: {texts}"
