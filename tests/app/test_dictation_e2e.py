@@ -134,6 +134,7 @@ def test_terminal_ui_under_tmux_shows_status_commits_and_exits_cleanly_on_ctrl_c
     tmux = Tmux(tmp_path, f"cd {ROOT} && env {env} {command}")
     try:
         running = tmux.wait_for("overflows 0")
+        assert "[1/2] loading model" in running and "[2/2] warming up" in running, f"start-up stages:\n{running}"
         assert "RTF" in running and "last" in running and " dB" in running, f"status line:\n{running}"
         end = time.monotonic() + 30
         while not output.exists() or not output.read_text():

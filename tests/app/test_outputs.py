@@ -12,6 +12,7 @@ import pytest
 from app.errors import AppError
 from app.outputs import MAC_KEYSTROKE, Delivery
 from dictation_helpers import ROOT, app_command, app_env
+from test_dictation_e2e import Tmux
 
 X_TOOLS = ("Xvfb", "xclip", "xdotool", "xdpyinfo")
 
@@ -141,3 +142,35 @@ def test_a_failing_clipboard_is_reported_once_and_the_session_goes_on():
     delivery.commit("b")
     delivery.close()
     assert said == ["clipboard failed (pbcopy: exit status 1); the text is still in the transcript"], said
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt install tmux)")
+def test_keys_pause_and_resume_listening_and_copy_the_transcript(x_display, listening_checkpoint, speech_file,
+                                                                tmp_path):
+    env = " ".join(f"{k}={v}" for k, v in {**app_env(), "DISPLAY": x_display}.items()
+                   if k in ("PYTHONPATH", "LD_PRELOAD", "DISPLAY"))
+    output = tmp_path / "notes.txt"
+    command = " ".join(app_command(listening_checkpoint, "--input", str(speech_file.path), "--output", str(output)))
+    tmux = Tmux(tmp_path, f"cd {ROOT} && env {env} {command}")
+    try:
+        tmux.wait_for("keys: p pause/resume")
+        end = time.monotonic() + 30
+        while not output.exists() or not output.read_text():
+            assert time.monotonic() < end, f"nothing committed; pane:\n{tmux.screen()}"
+            time.sleep(0.05)
+        tmux.keys("p")
+        paused = tmux.wait_for("‖ paused")
+        assert "paused: nothing is transcribed" in paused, paused
+        tmux.keys("c")
+        tmux.wait_for("transcript copied to the clipboard")
+        copied = clipboard(x_display)
+        tmux.keys("p")
+        resumed = tmux.wait_for("listening again")
+        tmux.keys("C-c")
+        screen = tmux.wait_for("__EXIT__=")
+    finally:
+        tmux.close()
+    assert "‖ paused" not in resumed.splitlines()[-1], "the status line no longer says paused"
+    assert copied and copied.splitlines() == output.read_text(encoding="utf-8").splitlines()[: len(copied.splitlines())], \
+        f"c copies the transcript so far: {copied!r}"
+    assert "__EXIT__=0" in screen, screen
