@@ -5,9 +5,9 @@
     speech starts (an onset) at ONSET_VOICED voiced frames within ONSET_FRAMES (160 ms in 300 ms)
 
 Who uses it, and how:
-    live sessions (LiveSession, the dictation app) and StreamingTranscriber: the full rule, with the
-        adaptive noise floor (NoiseFloor): silence, steady noise (a fan, room tone) and clicks never
-        reach the decoder;
+    live sessions (LiveSession, the dictation app: streaming/segmenter.py) and StreamingTranscriber
+        (VoiceActivity): the full rule, with the adaptive noise floor (NoiseFloor): silence, steady
+        noise (a fan, room tone), a single louder frame and clicks never reach the decoder;
     offline transcription (contains_speech): no noise floor, as a recording has no "before" to learn
         it from and its steady background may carry speech; a clip without a single onset above
         MIN_LEVEL_DB (digital silence, dither, clicks) is not decoded.
@@ -15,6 +15,7 @@ Who uses it, and how:
 Every threshold is named once, here; the numbers are those the dictation app was measured with.
 """
 
+from collections import deque
 from typing import Optional
 
 import numpy as np
@@ -29,6 +30,7 @@ HYSTERESIS_DB = 4.0  # once speech has started it stays voiced down to 4 dB belo
 FLOOR_RISE_DB_PER_FRAME = 1.0 * FRAME / SAMPLE_RATE  # 1 dB/s: the floor follows a new steady noise slowly
 FLOOR_FALL = 0.3  # and falls fast (30 % of the gap per frame) toward quieter frames
 FLOOR_MIN_DB = -100.0
+PAUSE_SECONDS = 0.6  # this much unvoiced audio ends speech (the app's measured default)
 DEAD_PEAK = 1e-4  # -80 dBFS peak: below any real microphone's own noise; the input is dead (muted)
 
 
@@ -81,3 +83,43 @@ class NoiseFloor:
             self.db = max(self.db + FLOOR_FALL * (db - self.db), FLOOR_MIN_DB)
         else:
             self.db = min(self.db + FLOOR_RISE_DB_PER_FRAME, db)
+
+
+class VoiceActivity:
+    """The rule over a stream: per-sample flags, True in voiced frames of speech that has started.
+
+    Speech starts at an onset (its earlier voiced frames are not flagged: the caller keeps a lead-in)
+    and ends after PAUSE_SECONDS without a voiced frame. Frames lie on a 20 ms grid from the stream's
+    first sample; the samples of a frame not yet complete are flagged False (it is judged when it is).
+    """
+
+    def __init__(self) -> None:
+        self.floor = NoiseFloor()
+        self.speaking = False
+        self._recent: deque = deque(maxlen=ONSET_FRAMES)
+        self._quiet_frames = 0
+        self._partial = np.zeros(0, np.float32)  # the start of a frame not yet complete
+        self._pause_frames = round(PAUSE_SECONDS * SAMPLE_RATE / FRAME)
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        """Flags for `samples` (same length), given everything pushed before."""
+        head = len(self._partial)
+        audio = np.concatenate([self._partial, samples]) if head else samples
+        n = len(audio) // FRAME
+        flags = np.zeros(len(audio), bool)
+        for i in range(n):
+            flags[i * FRAME : (i + 1) * FRAME] = self._judge(frame_db(audio[i * FRAME : (i + 1) * FRAME]))
+        self._partial = audio[n * FRAME :].copy()
+        return flags[head:]
+
+    def _judge(self, db: float) -> bool:
+        voiced = self.floor.is_voiced(db, self.speaking)
+        self._recent.append(voiced)
+        if not self.speaking and sum(self._recent) >= ONSET_VOICED:
+            self.speaking, self._quiet_frames = True, 0
+        elif self.speaking:
+            self._quiet_frames = 0 if voiced else self._quiet_frames + 1
+            if self._quiet_frames >= self._pause_frames:
+                self.speaking = False
+                self._recent.clear()
+        return voiced and self.speaking

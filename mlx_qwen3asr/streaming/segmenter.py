@@ -17,9 +17,8 @@ from typing import Optional
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
-from ..audio.vad import FRAME, ONSET_FRAMES, ONSET_VOICED, NoiseFloor, frame_db
+from ..audio.vad import FRAME, ONSET_FRAMES, ONSET_VOICED, PAUSE_SECONDS, NoiseFloor, frame_db
 
-PAUSE_SECONDS = 0.6  # this much unvoiced audio ends an utterance (the app's measured default)
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
 PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail

@@ -11,7 +11,6 @@ from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
-from mlx_qwen3asr.streaming.input import loud_frames
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
@@ -25,8 +24,11 @@ ON = StreamingOptions(max_new_tokens=6)
 
 
 def loud(seconds: float, seed: int = 0) -> np.ndarray:
-    """Noise at about -23 dBFS: well above the silence floor."""
-    return (np.random.default_rng(seed).standard_normal(int(seconds * SR)) * 0.07).astype(np.float32)
+    """Noise at about -23 dBFS in 100 ms syllables, each ending in a 20 ms dip to -63 dBFS: speech
+    to the voice-activity rule (steady noise is not), heard as words by the fake decoder."""
+    pcm = np.random.default_rng(seed).standard_normal(int(seconds * SR)) * 0.07
+    pcm[np.arange(len(pcm)) % 1600 >= 1280] *= 0.01
+    return pcm.astype(np.float32)
 
 
 def quiet(seconds: float) -> np.ndarray:
@@ -35,6 +37,12 @@ def quiet(seconds: float) -> np.ndarray:
 
 
 # --- a fake decoder: "says" two words per loud second of its audio -------------------------------
+
+
+def loud_frames(audio: np.ndarray) -> np.ndarray:
+    """The fake decoder's ear: 100 ms frames whose level reaches -50 dBFS."""
+    frames = audio[: len(audio) // 1600 * 1600].reshape(-1, 1600)
+    return 10 * np.log10(np.mean(np.square(frames, dtype=np.float64), axis=1) + 1e-20) >= -50.0
 
 HEADER = [0, 1, 2]  # "language English<asr_text>"
 
