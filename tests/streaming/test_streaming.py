@@ -133,6 +133,29 @@ def test_silence_runs_no_decoder_and_gives_no_text(silence):
     assert all(u.text == "" for u in updates), "no text may be invented on silence"
 
 
+def room_tone_with_one_louder_frame() -> np.ndarray:
+    """-55 dBFS steady room tone for 8 s with one 100 ms frame at -30 dBFS in the middle."""
+    tone = (np.random.default_rng(3).standard_normal(8 * SR) * 10 ** (-55 / 20)).astype(np.float32)
+    tone[4 * SR : 4 * SR + 1600] *= 10 ** (25 / 20)
+    return tone
+
+
+def clicks() -> np.ndarray:
+    """Digital silence with a 10 ms click at 0.8 of full scale every 1.5 s."""
+    audio = np.zeros(8 * SR, np.float32)
+    for at in np.arange(0.5, 8, 1.5):
+        audio[int(at * SR) : int(at * SR) + 160] = 0.8
+    return audio
+
+
+@pytest.mark.parametrize("audio", [room_tone_with_one_louder_frame(), clicks()], ids=["room-tone", "clicks"])
+def test_near_silence_runs_no_decoder_by_the_voice_activity_rule(audio):
+    stream, engine = fake_stream()
+    updates = feed_all(stream, audio, [3200])
+    assert engine.calls == [], f"no speech here, but the decoder ran {len(engine.calls)} times"
+    assert updates[-1].text == ""
+
+
 def test_a_two_second_pause_commits_everything_and_starts_a_new_window():
     stream, engine = fake_stream()
     for i in range(3):
