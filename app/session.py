@@ -123,7 +123,7 @@ def _load(args: argparse.Namespace, display, say: Callable[[str], None], stats: 
     say("[2/2] warming up (one short decode)")
     partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
     live = LiveSession(model, args.decode_options, pause=args.pause, max_utterance=args.max_utterance,
-                       partials=partials, refresh_every=args.refresh, stats=stats)
+                       partials=partials, refresh_every=args.refresh, channels_last=True, stats=stats)
     live.warm_up()
     return live
 

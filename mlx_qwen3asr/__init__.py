@@ -11,7 +11,7 @@ from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
 from .result import Segment, Transcription
-from .streaming import Event, LiveSession, StreamingTranscriber, Update
+from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
 
@@ -22,7 +22,6 @@ __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
-    "Event",
     "LiveSession",
     "ModelArgs",
     "Qwen3ASR",

@@ -50,9 +50,11 @@ class LiveSession:
     def __init__(self, model: Optional[Qwen3ASR], options: DecodeOptions = DecodeOptions(), *,
                  pause: float = PAUSE_SECONDS, max_utterance: float = MAX_UTTERANCE_SECONDS,
                  partials: str = "streaming", refresh_every: float = REFRESH_SECONDS,
-                 engine: Optional[UtteranceEngine] = None, stats: Optional[LiveStats] = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 channels_last: bool = False, engine: Optional[UtteranceEngine] = None,
+                 stats: Optional[LiveStats] = None, clock: Callable[[], float] = time.monotonic) -> None:
         """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off".
+        channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
+        else the layout rule of audio/samples.py decides.
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
         if partials not in ("streaming", "offline", "off"):
             raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
@@ -64,7 +66,7 @@ class LiveSession:
         self.segmenter = Segmenter(pause, max_utterance)
         self.refresh_every = None if partials == "off" else refresh_every
         self.stats = stats or LiveStats()
-        self.samples = SampleStream(channels_last=True)
+        self.samples = SampleStream(channels_last=channels_last)
         self.committed = ""  # every committed utterance, one per line; only ever grows
         self.last_sound_time = clock()  # capture time of the last block with any signal in it
         self._times: deque[tuple[int, float]] = deque()  # (end sample of a block, its capture time)
@@ -108,9 +110,9 @@ class LiveSession:
         """End the open utterance now (the input was interrupted, or ended) and commit it."""
         events = self._push(self.samples.flush(), None, partial=False)
         utterance = self.segmenter.flush()
-        if utterance is not None:
-            events += self._commit(utterance)
-        return events + self._transitions()
+        if utterance is None:
+            return events + self._transitions()
+        return events + self._transitions(utterance) + self._commit(utterance)
 
     finish = flush  # the end of the input: everything heard is committed; feeding may go on
 

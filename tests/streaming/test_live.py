@@ -114,9 +114,11 @@ def test_silence_never_reaches_the_engine():
 
 def test_flush_commits_the_open_utterance_without_a_latency_figure():
     audio = np.concatenate([silence(0.5), burst(1.5)])
-    live, _, commits, _ = run(audio)
+    live, _, commits, events = run(audio)
     assert len(commits) == 1, "the utterance open at the end of the input is committed"
     assert live.stats.latencies == [], "a flushed utterance has no pause, so no latency"
+    kinds = [e.type for e in events if e.type not in ("partial", "language")]
+    assert kinds == ["speech", "silence", "commit"] and commits[0].reason == "flush", kinds
 
 
 def test_the_silent_microphone_timer_follows_the_last_sound():
