@@ -24,11 +24,11 @@ STREAM_CHUNK_SECONDS = 1.0
 
 
 def warm_up_audio() -> np.ndarray:
-    """Noise at -40 dBFS with a 4 Hz syllable rhythm: speech to the voice-activity rule, so no
-    engine skips it as silence."""
-    t = np.arange(int(WARM_UP_SECONDS * RATE)) / RATE
-    noise = np.random.default_rng(0).standard_normal(len(t)) * 0.01 * (0.6 + 0.4 * np.sin(8 * np.pi * t))
-    return noise.astype(np.float32)
+    """0.3 s of silence, then noise at -30 dBFS: speech to the voice-activity rule (a sound that
+    starts after a quiet moment), so neither engine skips the warm-up as silence."""
+    n, quiet = int(WARM_UP_SECONDS * RATE), int(0.3 * RATE)
+    noise = np.random.default_rng(0).standard_normal(n - quiet) * 0.03
+    return np.concatenate([np.zeros(quiet), noise]).astype(np.float32)
 
 
 class UtteranceEngine(Protocol):
