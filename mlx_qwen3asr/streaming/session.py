@@ -18,10 +18,9 @@ the same, only the cost changes) and caps tokens per run for random-weight model
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
     -> the window: the audio since the window started (at most window_seconds)
-       quiet chunk (no 100 ms frame holds speech by audio/vad.py's voice-activity rule: silence, steady
-       noise, clicks): no decoder run; a window that has heard nothing
-       keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of quiet after speech closes the window,
-       cut 1 s into the pause
+       quiet chunk (no speech by audio/vad.py's rule: silence, steady noise, clicks): no decoder
+       run; a window that has heard nothing keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of
+       quiet after speech closes the window, cut 1 s into the pause
     -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
        the last run's tokens minus their last `rollback_tokens`, backing off while that would split
        a UTF-8 character (none for the first UNFIXED_DECODES runs of a window), never shorter than
@@ -40,9 +39,8 @@ from typing import Callable, Optional, Protocol, Sequence
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE, SampleStream
-
-from ..model.model import Qwen3ASR
 from ..audio.vad import VoiceActivity
+from ..model.model import Qwen3ASR
 from .input import FRAME, PendingSamples, speech_frames
 from ..options import DecodeOptions
 from ..audio.split import split_audio
@@ -54,6 +52,7 @@ LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
 SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
+NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
 
 
 @dataclass(frozen=True)
@@ -159,7 +158,7 @@ class StreamingTranscriber:
         self.pending = PendingSamples()
         self.incoming = SampleStream(self.sample_rate)
         self.activity = VoiceActivity()  # judges each sample once, as a step takes it
-        self._new_window(np.zeros(0, np.float32), np.zeros(0, bool))
+        self._new_window(*NO_AUDIO)
 
     def feed(self, pcm: np.ndarray) -> Update:
         """Add samples (any length; float in [-1, 1] or integers; mono, or 2-D by the layout rule of
@@ -266,7 +265,7 @@ class StreamingTranscriber:
         result = self._run()
         if result.finish_reason == "repetition":
             self._commit(final=True)
-            self._new_window(np.zeros(0, np.float32), np.zeros(0, bool))
+            self._new_window(*NO_AUDIO)
         else:
             self._commit(final=False)
 
