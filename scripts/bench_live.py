@@ -143,7 +143,8 @@ def replay(model, wav: Path, args, recorder: Recorder):
         from mlx_qwen3asr.streaming.utterances import make_engine
 
         engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
-        live = mq.LiveSession(None, options, pause=args.pause, partials=partials, engine=engine)
+        live = mq.LiveSession(None, options, pause=args.pause, partials=partials, channels_last=True,
+                              engine=engine)  # FileSource blocks are [n, 1], as the app's
         live.warm_up()
 
         def on_event(event) -> None:
