@@ -2,11 +2,11 @@
 
     microphone (sounddevice callback: copy only)  ┐
     --input FILE (replay thread, real-time/fast)  ┴─ Block [n, ch] @ any rate ─▶ bounded queue
-    decode thread: mq.SampleStream (downmix, soxr → 16 kHz) ─▶ segmenter (adaptive energy VAD,
-      0.5 s pre-roll, pause → utterance, long → cut at quietest) ─▶ pipeline (commit policy)
-      ─▶ engine: partial(open audio) at a bounded rate → tentative; final(utterance) → committed
-    committed ─▶ --output file (append, fsync) ─▶ display (rich Live on a tty, plain lines in a pipe)
+    decode thread: mlx_qwen3asr.LiveSession (16 kHz mono, the voice-activity rule, utterances,
+      finals = transcribe(utterance), bounded partials) ─▶ events
+    commit ─▶ --output file (append, fsync) ─▶ display (rich Live on a tty, plain lines in a pipe,
+      or every event as JSON with --events jsonl) ─▶ clipboard / typing (--copy, --type)
 
-Files, one concept each: options, model_setup, capture, replay, segmenter, engine,
-pipeline, worker, transcript, display, stats, session (start-up order and shutdown).
+Files, one concept each: options, model_setup, capture, replay, worker, sink (events to outputs),
+transcript, outputs (clipboard, typing), keys, display, stats, session (start-up and shutdown).
 """

@@ -14,8 +14,12 @@ whose device disappears stops calling back and reports `active == False`; `check
 GAP marker in the queue (so the open utterance is finalised) and tries to reopen every second.
 """
 
+import os
 import queue
+import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable, Optional, Union
@@ -26,6 +30,7 @@ from .errors import AppError
 
 BLOCK_SECONDS = 0.03
 REOPEN_EVERY = 1.0
+NATIVE_LOG = os.path.join(tempfile.gettempdir(), "mlx-qwen3asr-dictate-audio.log")
 # Audio counts as lost when the clock runs this far ahead of the samples received: a few blocks
 # of jitter on the ADC clock; on the wall clock (callbacks can arrive late in bursts and catch up
 # without any loss) only a stall long enough to be worth marking.
@@ -65,13 +70,33 @@ def import_sounddevice():
     return sounddevice
 
 
+@contextmanager
+def native_stderr_to(path: str = NATIVE_LOG):
+    """Send what native libraries write to fd 2 (PortAudio/ALSA/JACK noise when a device goes away)
+    to `path`; Python's own sys.stderr keeps writing to the terminal."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(log, 2)
+    os.close(log)
+    python_stderr, sys.stderr = sys.stderr, os.fdopen(os.dup(saved), "w", buffering=1)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        sys.stderr.close()
+        os.dup2(saved, 2)
+        os.close(saved)
+        sys.stderr = python_stderr
+
+
 def parse_device(device: Optional[str]) -> Union[int, str, None]:
     return int(device) if device is not None and device.strip().isdigit() else device
 
 
-def list_devices() -> str:
+def list_devices(sd=None) -> str:
     """One line per input device: index, name, channels, default rate; `*` marks the default."""
-    sd = import_sounddevice()
+    sd = sd or import_sounddevice()
     default_in = sd.default.device[0]
     lines = [f"{'*' if i == default_in else ' '} {i:3d}  {d['name']}  ({d['max_input_channels']} ch, "
              f"{d['default_samplerate']:.0f} Hz)"
@@ -129,12 +154,18 @@ class MicSource:
             self._clock_start, self._frames_seen = now, 0
         self._frames_seen += frames
 
-    def start(self) -> None:
+    def check_device(self) -> dict:
+        """The input device's info; a device that is not there is an error listing the inputs."""
         sd = self._sd
         try:
-            info = sd.query_devices(self.device, kind="input")
+            return sd.query_devices(self.device, kind="input")
         except (sd.PortAudioError, ValueError) as e:
-            raise AppError(f"No input device ({e}): {NO_DEVICE_FIX}") from e
+            name = "default input device" if self.device is None else f"input device {self.device!r}"
+            raise AppError(f"No {name} ({e}): {NO_DEVICE_FIX}\ninputs:\n{list_devices(sd)}") from e
+
+    def start(self) -> None:
+        sd = self._sd
+        info = self.check_device()
         self._rate = int(info["default_samplerate"])
         self._clock_start = None  # a reopened stream starts a new clock
         channels = 1
@@ -161,7 +192,8 @@ class MicSource:
             self._close_stream()
             self.blocks.put(Marker.GAP)
             self._next_reopen = self.clock() + REOPEN_EVERY
-            return "input device lost: what was captured is kept and transcribed; trying to reopen it"
+            return ("input device lost: what was captured is kept and transcribed; trying to reopen it "
+                    f"(audio library messages: {NATIVE_LOG})")
         if self.lost and self.clock() >= self._next_reopen:
             try:
                 self.start()

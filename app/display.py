@@ -6,8 +6,8 @@ redrawn in place) and one status line:
 
     ● ▮▮▮▮▮▯▯▯▯▯▯▯ -31 dB │ English │ last 0.84 s │ RTF 0.21 │ overflows 0 │ 01:23 │ behind 3.2 s
 
-(● speaking / ○ listening, input level from -60 to 0 dBFS, detected language, speech end ->
-text on screen for the last commit, real-time factor, lost input, elapsed time; "behind" only
+(‖ paused, ● speaking / ○ listening, input level from -60 to 0 dBFS, detected language, speech end
+-> text on screen for the last commit, real-time factor, lost input, elapsed time; "behind" only
 when more than BEHIND_SHOWN seconds of captured audio wait to be decoded.)
 When stdout is not a terminal only committed text goes there, one utterance per line, no ANSI
 codes; messages and the summary go to stderr.
@@ -38,6 +38,8 @@ def level_meter(db: float) -> str:
 def status_line(stats: SessionStats, now: float, warning: str = "") -> Text:
     latency = f"{stats.last_latency:.2f} s" if stats.last_latency is not None else "–"
     text = Text()
+    if stats.paused:
+        text.append("‖ paused ", style="bold yellow")
     text.append("● " if stats.speaking else "○ ", style="bold red" if stats.speaking else "green")
     text.append(f"{level_meter(stats.level_db)} {max(stats.level_db, -99):3.0f} dB", style="cyan")
     text.append(f" │ {stats.language or 'language ?'} │ last {latency} │ RTF {stats.rtf:.2f} │ ")
@@ -53,9 +55,13 @@ def status_line(stats: SessionStats, now: float, warning: str = "") -> Text:
 class PlainDisplay:
     """Pipe or file: committed lines on stdout, everything else on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out, self.err = out, err
+    def __init__(self, out: TextIO = sys.stdout, err: Optional[TextIO] = None) -> None:
+        self.out, self._err = out, err
         self.warning = ""
+
+    @property
+    def err(self) -> TextIO:
+        return self._err or sys.stderr  # looked up each time: capture.native_stderr_to swaps it
 
     def __enter__(self) -> "PlainDisplay":
         return self

@@ -8,8 +8,9 @@ from mlx_qwen3asr.load import DEFAULT_MODEL
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mlx-qwen3asr-dictate",
-        description="Live dictation: speak, and the terminal writes what you say. Ctrl-C finishes "
-                    "what was captured, prints a summary and exits; a second Ctrl-C exits at once.")
+        description="Live dictation: speak, and the terminal writes what you say. Keys: p pauses/resumes "
+                    "listening, c copies the transcript. Ctrl-C finishes what was captured, prints a summary "
+                    "and exits; a second Ctrl-C exits at once.")
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
     p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default=None,
                    help="default: float16 on a GPU, float32 on the CPU")
@@ -26,8 +27,15 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--output", default=None, metavar="FILE", help="append each committed utterance to FILE")
     out.add_argument("--timestamps", action="store_true", help="prefix --output lines with [HH:MM:SS.s]")
     out.add_argument("--aligner", default=None, metavar="MODEL",
-                     help="with --timestamps: add each word's times, e.g. Qwen/Qwen3-ForcedAligner-0.6B")
+                     help="time each word (--output with --timestamps, --events jsonl), e.g. Qwen/Qwen3-ForcedAligner-0.6B")
     out.add_argument("--save-audio", default=None, metavar="DIR", help="keep each utterance's audio as a WAV")
+    out.add_argument("--events", choices=["text", "jsonl"], default="text",
+                     help="stdout: committed lines (text), or one JSON object per event (jsonl; see docs/live.md)")
+    out.add_argument("--copy", nargs="?", const="each", choices=["each", "exit"], default=None,
+                     help="put each committed utterance (each, the default) or the whole transcript at the end "
+                          "(exit) on the clipboard: pbcopy, wl-copy or xclip")
+    out.add_argument("--type", action="store_true",
+                     help="type each committed utterance into the focused application (xdotool on X11, macOS)")
     seg = p.add_argument_group("segmenting and decoding")
     seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
     seg.add_argument("--max-utterance", type=float, default=20.0,
@@ -50,6 +58,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error("--pause must be at least 0.1 s and --max-utterance at least 6 s")
     if args.refresh <= 0:
         parser.error("--refresh must be positive")
-    if args.aligner and not (args.output and args.timestamps):
-        parser.error("--aligner adds word times to --output lines: use it with --output FILE --timestamps")
+    if args.aligner and not (args.output and args.timestamps) and args.events != "jsonl":
+        parser.error("--aligner adds word times to --output lines and to commit events: use it with "
+                     "--output FILE --timestamps or --events jsonl")
     return args

@@ -1,9 +1,14 @@
 """One dictation session, in start-up order:
 
-    model loaded -> engine warmed up (one short decode) -> outputs opened -> decode thread started
-    -> input opened (microphone or --input file) -> watch: device loss, silent microphone, status
+    flags checked: --output / --save-audio opened, --input read or the microphone found, clipboard
+    and typing tools found (a wrong flag fails in a second, before the model loads)
+    -> stage "loading model" (download and conversion show their own progress) -> "warming up"
+    -> decode thread started -> input opened -> watch: device loss, silent microphone, status
     -> Ctrl-C (or end of file): stop capture, decode everything captured, commit, summary, exit 0
        a second Ctrl-C exits at once (everything committed so far is already on disk)
+
+The transcription itself is mlx_qwen3asr.LiveSession; this module wires its events to files,
+screen and desktop (sink.py), and the keys (p pause/resume, c copy) to the worker and clipboard.
 """
 
 import argparse
@@ -11,16 +16,21 @@ import os
 import signal
 import sys
 import time
-from typing import Callable, Union
+from contextlib import ExitStack
+from typing import Callable, Optional, Union
 
-from .capture import MicSource
+import mlx_qwen3asr as mq
+
+from mlx_qwen3asr.streaming import LiveSession
+
+from .capture import MicSource, native_stderr_to
 from .display import LiveDisplay, PlainDisplay, StageBars
-from .engine import make_engine
 from .errors import AppError
+from .keys import HELP, KeyReader
 from .model_setup import load_model
-from .pipeline import Commit, Pipeline
+from .outputs import Delivery
 from .replay import FileSource
-from .segmenter import Segmenter
+from .sink import EventSink
 from .stats import SessionStats
 from .transcript import open_outputs
 from .worker import Worker, make_queue
@@ -66,63 +76,93 @@ def _say(display: Union[LiveDisplay, PlainDisplay]) -> Callable[[str], None]:
 
 def run(args: argparse.Namespace) -> int:
     stats = SessionStats()
-    display = LiveDisplay(stats) if sys.stdout.isatty() else PlainDisplay()
+    tty = sys.stdout.isatty() and args.events != "jsonl"
+    display = LiveDisplay(stats) if tty else PlainDisplay()
     say = _say(display)
+    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message)
+    blocks = make_queue()
+    source = FileSource(args.input, blocks, args.fast) if args.input else MicSource(blocks, args.device)
+    if not args.input:
+        source.check_device()
+    delivery = Delivery(args.copy, args.type, say)
+    live, aligner = _load(args, display, say, stats)
+    sink = EventSink(writers, display, delivery, jsonl=args.events == "jsonl", aligner=aligner)
+    worker = Worker(blocks, live, sink)
+    StopSignals().install()
+    with ExitStack() as stack:
+        stack.enter_context(display)
+        if not args.input:
+            stack.enter_context(native_stderr_to())
+        if tty and sys.stdin.isatty():
+            stack.enter_context(KeyReader({"p": lambda: _toggle_pause(worker, stats, display),
+                                           "c": lambda: delivery.copy_all(sink.text())}))
+            display.message(HELP)
+        source.start()
+        stats.started = live.last_sound_time = time.monotonic()
+        worker.start()
+        say(f"listening: {source.describe} — Ctrl-C to stop")
+        _watch(source, worker, live, display, live_input=not args.input)
+    for writer in writers:
+        writer.close()
+    if not worker.finished.is_set():
+        raise AppError("decoding stopped with an error (see above); what was committed is kept")
+    if args.copy == "exit":
+        delivery.copy_all(sink.text())
+    delivery.close()
+    display.summary(stats.summary())
+    return 0
+
+
+def _load(args: argparse.Namespace, display, say: Callable[[str], None],
+          stats: SessionStats) -> tuple[LiveSession, Optional["mq.ForcedAligner"]]:
+    """The model (and the aligner) loaded and warmed up, each stage named as it starts."""
+    stages = 3 if args.aligner else 2
+    say(f"[1/{stages}] loading model {args.model}")
     bars = StageBars(display.console) if isinstance(display, LiveDisplay) else None
     try:
         model = load_model(args.model, args.dtype, say, convert=not args.no_convert, progress=bars)
     finally:
         if bars is not None:
             bars.close()
-    engine = make_engine(model, "offline" if args.partials == "off" else args.partials, args.decode_options)
-    engine.warm_up()
-    aligner = load_model(args.aligner, args.dtype, say, convert=not args.no_convert) if args.aligner else None
-    writers = open_outputs(args.output, args.timestamps, args.save_audio, display.message, aligner)
-
-    def on_commit(commit: Commit) -> None:
-        for writer in writers:  # on disk before it is on screen
-            writer.write(commit)
-        display.commit(commit.text)
-        if commit.lost_seconds:
-            display.message(f"{commit.lost_seconds:.1f} s of audio lost (the process stalled or the input "
-                            "overflowed): the utterance before it ends there; the gap is marked in the transcript")
-
-    pipeline = Pipeline(engine, on_commit, display.tentative, Segmenter(args.pause, args.max_utterance),
-                        refresh_every=None if args.partials == "off" else args.refresh, stats=stats)
-    blocks = make_queue()
-    source = FileSource(args.input, blocks, args.fast) if args.input else MicSource(blocks, args.device)
-    worker = Worker(blocks, pipeline)
-    StopSignals().install()
-    with display:
-        source.start()
-        pipeline.begin()
-        worker.start()
-        say(f"listening: {source.describe} — Ctrl-C to stop")
-        _watch(source, worker, pipeline, display, live_input=not args.input)
-    for writer in writers:
-        writer.close()
-    if not worker.finished.is_set():
-        raise AppError("decoding stopped with an error (see above); what was committed is kept")
-    display.summary(pipeline.stats.summary())
-    return 0
+    aligner = None
+    if args.aligner:
+        say(f"[2/3] loading aligner {args.aligner}")
+        aligner = load_model(args.aligner, args.dtype, say, convert=False)
+    say(f"[{stages}/{stages}] warming up (one short decode)")
+    partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
+    live = LiveSession(model, args.decode_options, pause=args.pause, max_utterance=args.max_utterance,
+                       partials=partials, refresh_every=args.refresh, channels_last=True, stats=stats)
+    live.warm_up()
+    return live, aligner
 
 
-def _watch(source, worker: Worker, pipeline: Pipeline, display, live_input: bool) -> None:
+def _toggle_pause(worker: Worker, stats: SessionStats, display) -> None:
+    if worker.paused.is_set():
+        worker.paused.clear()
+        display.message("listening again")
+    else:
+        worker.paused.set()
+        display.message("paused: nothing is transcribed until you press p again")
+    stats.paused = worker.paused.is_set()
+
+
+def _watch(source, worker: Worker, live: LiveSession, display, live_input: bool) -> None:
     """Until the input ends or Ctrl-C: relay device messages, overflows and the silence warning."""
+    stats = live.stats
     try:
         while worker.is_alive():
             time.sleep(WATCH_EVERY)
             message = source.check()
             if message:
                 display.message(message)
-            pipeline.stats.overflows = source.overflows
-            pipeline.stats.behind_seconds = worker.backlog_seconds
+            stats.overflows = source.overflows
+            stats.behind_seconds = worker.backlog_seconds
             if live_input:
-                quiet_since = max(pipeline.last_sound_time, source.opened_at)
-                silent = time.monotonic() - quiet_since >= SILENT_AFTER
+                quiet_since = max(live.last_sound_time, source.opened_at)
+                silent = time.monotonic() - quiet_since >= SILENT_AFTER and not worker.paused.is_set()
                 display.warn(SILENT_MESSAGE if silent and not source.lost else "")
     except KeyboardInterrupt:
         display.message("stopping: finishing what was captured (Ctrl-C again to quit at once)")
         source.stop()
         worker.join()
-        pipeline.stats.overflows = source.overflows
+        stats.overflows = source.overflows

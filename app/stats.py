@@ -1,29 +1,18 @@
-"""What a session measures: audio heard, compute spent, commit latencies, words; and its summary."""
+"""What a session measures (the live session's numbers, plus the input's) and its summary."""
 
 import statistics
 import time
 from dataclasses import dataclass, field
 
+from mlx_qwen3asr.streaming import LiveStats
+
 
 @dataclass
-class SessionStats:
+class SessionStats(LiveStats):
     started: float = field(default_factory=time.monotonic)  # when the input opened
-    audio_seconds: float = 0.0  # audio pushed through the pipeline
-    compute_seconds: float = 0.0  # time spent in the engine (partials and finals)
-    latencies: list[float] = field(default_factory=list)  # speech end -> committed text, per pause
-    utterances: int = 0
-    words: int = 0
     overflows: int = 0  # input lost or late (PortAudio overflows, a full queue, jumps of the stream's clock)
     behind_seconds: float = 0.0  # captured audio waiting to be decoded
-    language: str = ""
-    level_db: float = -120.0  # the last 20 ms frame
-    floor_db: float = -120.0  # the noise floor the voice detector uses
-    speaking: bool = False  # an utterance is open
-
-    @property
-    def rtf(self) -> float:
-        """Real-time factor: engine compute per second of audio (below 1 keeps up with speech)."""
-        return self.compute_seconds / self.audio_seconds if self.audio_seconds else 0.0
+    paused: bool = False  # listening paused by the user
 
     @property
     def last_latency(self) -> float | None:

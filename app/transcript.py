@@ -25,12 +25,16 @@ from typing import Callable, Optional, Protocol
 
 import numpy as np
 
-import mlx_qwen3asr as mq
 
 from .errors import AppError
-from .pipeline import Commit
+from mlx_qwen3asr.streaming import Event
 
 RATE = 16000
+
+
+def gap_mark(seconds: float) -> str:
+    """The transcript line that stands for lost audio."""
+    return f"[… {seconds:.1f} s of audio lost …]"
 
 
 def timestamp(seconds: float) -> str:
@@ -41,34 +45,31 @@ def timestamp(seconds: float) -> str:
 class Writer(Protocol):
     name: str  # what the user called it: "--output notes.txt"
 
-    def write(self, commit: Commit) -> None: ...  # all or nothing; OSError when it could not
-    def salvage(self, commits: list[Commit]) -> str: ...  # writes them elsewhere; returns where
+    def write(self, commit: Event) -> None: ...  # all or nothing; OSError when it could not
+    def salvage(self, commits: list[Event]) -> str: ...  # writes them elsewhere; returns where
     def close(self) -> None: ...
 
 
 class TranscriptFile:
-    def __init__(self, path: str, timestamps: bool = False, aligner: Optional["mq.ForcedAligner"] = None) -> None:
+    def __init__(self, path: str, timestamps: bool = False) -> None:
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except OSError as e:
             raise AppError(f"Cannot open --output {path} for appending: {e.strerror}; "
                            "choose a writable path") from e
-        self.path, self.timestamps, self.aligner = path, timestamps, aligner
+        self.path, self.timestamps = path, timestamps
         self.name = f"--output {path}"
 
-    def line(self, commit: Commit) -> str:
+    def line(self, commit: Event) -> str:
         prefix = timestamp(commit.start) + " " if self.timestamps else ""
         return prefix + commit.text + self.word_times(commit) + "\n"
 
-    def word_times(self, commit: Commit) -> str:
-        if self.aligner is None or not self.timestamps:
+    def word_times(self, commit: Event) -> str:
+        if not self.timestamps or not commit.words:
             return ""
-        segment = mq.Segment(0.0, len(commit.audio) / RATE, commit.text, commit.language)
-        mq.align_segments([segment], commit.audio, self.aligner)
-        times = [f"{w.text}@{commit.start + w.start:.2f}-{commit.start + w.end:.2f}" for w in segment.words]
-        return " | " + " ".join(times) if times else ""
+        return " | " + " ".join(f"{w.text}@{w.start:.2f}-{w.end:.2f}" for w in commit.words)
 
-    def write(self, commit: Commit) -> None:
+    def write(self, commit: Event) -> None:
         """The whole line or nothing: a write that fails half-way is cut back, so a retry never doubles it."""
         data = self.line(commit).encode("utf-8")
         size = os.fstat(self._fd).st_size
@@ -83,7 +84,7 @@ class TranscriptFile:
                 pass  # not a regular file (/dev/full): nothing was kept there to cut back
             raise
 
-    def salvage(self, commits: list[Commit]) -> str:
+    def salvage(self, commits: list[Event]) -> str:
         fd, path = tempfile.mkstemp(prefix=f"dictation-unsaved-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.writelines(self.line(c) for c in commits)
@@ -105,15 +106,15 @@ class AudioSaver:
                            "choose a writable folder") from e
         self.count = len(list(self.folder.glob("utt-*.wav")))
 
-    def write(self, commit: Commit) -> None:
-        if commit.lost_seconds:
+    def write(self, commit: Event) -> None:
+        if commit.type == "gap":
             return  # a gap mark has no audio
         write_float_wav(self.folder / f"utt-{self.count + 1:04d}.wav", commit.audio)
         self.count += 1  # only once written: a retry reuses the number
 
-    def salvage(self, commits: list[Commit]) -> str:
+    def salvage(self, commits: list[Event]) -> str:
         folder = Path(tempfile.mkdtemp(prefix="dictation-unsaved-audio-"))
-        for i, commit in enumerate((c for c in commits if not c.lost_seconds), start=self.count + 1):
+        for i, commit in enumerate((c for c in commits if c.type != "gap"), start=self.count + 1):
             write_float_wav(folder / f"utt-{i:04d}.wav", commit.audio)
         return str(folder)
 
@@ -140,11 +141,11 @@ class KeptWriter:
 
     def __init__(self, writer: Writer, say: Callable[[str], None]) -> None:
         self.writer, self.say = writer, say
-        self.pending: deque[Commit] = deque()
+        self.pending: deque[Event] = deque()
         self.written = 0
         self.failure: Optional[OSError] = None
 
-    def write(self, commit: Commit) -> None:
+    def write(self, commit: Event) -> None:
         self.pending.append(commit)
         self._retry()
 
@@ -186,11 +187,11 @@ class KeptWriter:
 
 
 def open_outputs(output: Optional[str], timestamps: bool, save_audio: Optional[str],
-                 say: Callable[[str], None], aligner: Optional["mq.ForcedAligner"] = None) -> list[KeptWriter]:
+                 say: Callable[[str], None]) -> list[KeptWriter]:
     """The writers a commit goes to before the display, in order; each checked up front."""
     writers: list[Writer] = []
     if output:
-        writers.append(TranscriptFile(output, timestamps, aligner))
+        writers.append(TranscriptFile(output, timestamps))
     if save_audio:
         writers.append(AudioSaver(save_audio))
     return [KeptWriter(w, say) for w in writers]

@@ -15,7 +15,7 @@ from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
 from .result import Segment, Transcription, Word
-from .streaming import StreamingTranscriber, Update
+from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
 
@@ -27,6 +27,7 @@ __all__ = [
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
     "ForcedAligner",
+    "LiveSession",
     "ModelArgs",
     "Qwen3ASR",
     "SampleStream",

@@ -24,6 +24,7 @@ from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .align.aligner import align_segments, check_aligner
 from .align.model import ForcedAligner
 from .audio.split import split_audio
+from .audio.vad import contains_speech
 from .generate import StopRules, decode_batch
 from .model.model import Qwen3ASR, encode_audio, encode_audios  # noqa: F401  (encode_audio: its old home)
 from .options import DecodeOptions, options_per_input
@@ -32,7 +33,6 @@ from .tokenizer import build_prompt, is_space_delimited, parse_output
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
-SILENCE_PEAK = 1.0 / 32768  # below one 16-bit step everywhere: digital silence
 CHUNK_SECONDS = 30.0
 # Decoding is bound by reading the weights: a step for 16 rows costs ~1.5x a step for one on the
 # CPU, and less on a GPU. More rows gain little and cost KV cache memory.
@@ -69,8 +69,8 @@ def transcribe_chunk(model: Qwen3ASR, wave: np.ndarray, options: DecodeOptions =
 
 
 def has_speech(wave: np.ndarray) -> bool:
-    """Long enough and not digital silence: worth running the model on."""
-    return len(wave) / SAMPLE_RATE >= MIN_SECONDS and np.max(np.abs(wave)) >= SILENCE_PEAK
+    """Long enough and holding speech (not silence, dither or clicks): worth running the model on."""
+    return len(wave) / SAMPLE_RATE >= MIN_SECONDS and contains_speech(wave)  # the rule of audio/vad.py
 
 
 def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int, np.ndarray]]:

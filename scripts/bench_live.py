@@ -1,8 +1,12 @@
-"""Latency of the live dictation app: speech with known pauses, replayed at real-time pace.
+"""Latency of live dictation: speech with known pauses, replayed at real-time pace through the app's
+capture path (FileSource -> queue -> Worker) into the live engine.
 
-    espeak-ng sentences + known pauses -> WAV -> app FileSource (real time) -> queue -> Worker
-      -> Pipeline (segmenter, partials, finals) -> on_commit: time stamped
+    espeak-ng sentences + known pauses -> WAV -> FileSource (real time) -> queue -> Worker
+      --engine new: mlx_qwen3asr.LiveSession (events)
+      --engine old: the app's own Pipeline before issue 13 (run with PYTHONPATH pointing at a tree
+                    that still has app/pipeline.py, e.g. the commit before the LiveSession)
     commit latency = commit time - the moment the speaker paused (last audible sample of a sentence)
+    first partial  = first tentative text of an utterance - the moment its sentence began
 
 Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written once to
 --checkpoint-dir), float32. Random weights never emit end-of-text, so every decode is capped at
@@ -16,7 +20,6 @@ Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written on
 import argparse
 import json
 import os
-import queue
 import shutil
 import subprocess
 import tempfile
@@ -26,10 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import mlx_qwen3asr as mq
-from app.engine import make_engine
-from app.pipeline import Commit, Pipeline
 from app.replay import FileSource
-from app.segmenter import Segmenter
 from app.transcript import write_float_wav
 from app.worker import Worker, make_queue
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, write_random_checkpoint
@@ -58,19 +58,20 @@ def speech(text: str, folder: Path) -> np.ndarray:
     return mq.load_audio(raw)  # 22.05 kHz -> 16 kHz
 
 
-def make_session_audio(count: int, folder: Path) -> tuple[Path, list[float]]:
-    """A WAV of `count` sentences with pauses; returns it and each pause's start (seconds)."""
-    parts, pause_starts, at = [np.zeros(RATE // 2, np.float32)], [], RATE // 2
+def make_session_audio(count: int, folder: Path) -> tuple[Path, list[float], list[float]]:
+    """A WAV of `count` sentences with pauses; returns it, each sentence's and each pause's start (s)."""
+    parts, speech_starts, pause_starts, at = [np.zeros(RATE // 2, np.float32)], [], [], RATE // 2
     for i in range(count):
         s = speech(SENTENCES[i % len(SENTENCES)], folder)
-        last = int(np.flatnonzero(np.abs(s) > AUDIBLE)[-1]) + 1
-        pause_starts.append((at + last) / RATE)
+        audible = np.flatnonzero(np.abs(s) > AUDIBLE)
+        speech_starts.append((at + int(audible[0])) / RATE)
+        pause_starts.append((at + int(audible[-1]) + 1) / RATE)
         gap = np.zeros(int(PAUSES[i % len(PAUSES)] * RATE), np.float32)
         parts += [s, gap]
         at += len(s) + len(gap)
     path = folder / "session.wav"
     write_float_wav(path, np.concatenate(parts))
-    return path, pause_starts
+    return path, speech_starts, pause_starts
 
 
 def random_06b(folder: Path) -> Path:
@@ -82,7 +83,7 @@ def random_06b(folder: Path) -> Path:
 
 
 class TimedEngine:
-    """The app's engine, with the time of every call recorded."""
+    """The engine of the live path, with the time of every call recorded."""
 
     def __init__(self, engine) -> None:
         self.engine, self.finals, self.partials = engine, [], []
@@ -103,51 +104,97 @@ class TimedEngine:
     def partial(self, audio: np.ndarray) -> str:
         return self._timed(self.partials, self.engine.partial, audio)
 
+    def warm_up(self) -> None:
+        self.engine.warm_up()
 
-def replay(model, wav: Path, args) -> tuple[list[tuple[float, Commit]], float, Pipeline, TimedEngine]:
-    """Run the app pipeline on `wav` at real-time pace; (commit time, commit) pairs, replay start."""
-    commits: list[tuple[float, Commit]] = []
-    app_engine = make_engine(model, "offline" if args.partials == "off" else args.partials,
-                             mq.DecodeOptions(args.language, "", args.max_new_tokens))
-    app_engine.warm_up()
-    engine = TimedEngine(app_engine)
-    pipeline = Pipeline(engine, lambda c: commits.append((time.monotonic(), c)), lambda t: None,
-                        Segmenter(args.pause), refresh_every=None if args.partials == "off" else 0.5)
-    blocks: queue.Queue = make_queue()
+
+class Recorder:
+    """What the user saw and when: (time, end of the utterance in the session) per commit, and the
+    time of every non-empty tentative text."""
+
+    def __init__(self) -> None:
+        self.commits: list[tuple[float, float]] = []
+        self.partials: list[float] = []
+
+    def commit(self, end: float) -> None:
+        self.commits.append((time.monotonic(), end))
+
+    def tentative(self, text: str) -> None:
+        if text:
+            self.partials.append(time.monotonic())
+
+
+def replay(model, wav: Path, args, recorder: Recorder):
+    """Replay `wav` at real-time pace through the chosen engine; (replay start, stats, engine)."""
+    options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
+    partials = "streaming" if args.partials == "auto" else args.partials
+    blocks = make_queue()
+    if args.engine == "old":
+        from app.engine import make_engine
+        from app.pipeline import Pipeline
+        from app.segmenter import Segmenter
+
+        engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
+        engine.warm_up()
+        runner = Pipeline(engine, lambda c: recorder.commit(c.end), recorder.tentative, Segmenter(args.pause),
+                          refresh_every=None if partials == "off" else 0.5)
+        worker, stats = Worker(blocks, runner), runner.stats
+    else:
+        from mlx_qwen3asr.streaming.utterances import make_engine
+
+        engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
+        live = mq.LiveSession(None, options, pause=args.pause, partials=partials, channels_last=True,
+                              engine=engine)  # FileSource blocks are [n, 1], as the app's
+        live.warm_up()
+
+        def on_event(event) -> None:
+            if event.type == "commit":
+                recorder.commit(event.end)
+            elif event.type == "partial":
+                recorder.tentative(event.text)
+
+        worker, stats = Worker(blocks, live, on_event), live.stats
     source = FileSource(str(wav), blocks)
-    worker = Worker(blocks, pipeline)
     worker.start()
     source.start()
-    pipeline.begin()
+    if args.engine == "old":
+        runner.begin()
     worker.join()
-    return commits, source.opened_at, pipeline, engine
+    return source.opened_at, stats, engine
 
 
 def seconds(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3) if values else None
 
 
-def report(commits, replay_start: float, pause_starts: list[float], pipeline: Pipeline, engine: TimedEngine) -> dict:
-    latencies = []
-    for at, commit in commits:
+def report(recorder: Recorder, replay_start: float, speech_starts: list[float], pause_starts: list[float],
+           stats, engine: TimedEngine) -> dict:
+    latencies, first_partials = [], []
+    for at, end in recorder.commits:
         # the pause that ended this utterance: the last one starting before its end
-        before = [p for p in pause_starts if p <= commit.end + 1e-6]
-        if before:
-            latencies.append(at - (replay_start + before[-1]))
-    stats = pipeline.stats
+        before = [i for i, p in enumerate(pause_starts) if p <= end + 1e-6]
+        if not before:
+            continue
+        i = before[-1]
+        latencies.append(at - (replay_start + pause_starts[i]))
+        spoke = replay_start + speech_starts[i]
+        shown = [t for t in recorder.partials if spoke <= t <= at]
+        if shown:
+            first_partials.append(shown[0] - spoke)
     return {
         "utterances_spoken": len(pause_starts),
-        "utterances_committed": len(commits),
+        "utterances_committed": len(recorder.commits),
         "latency_p50_s": seconds(latencies, 50),
         "latency_p95_s": seconds(latencies, 95),
         "latency_max_s": seconds(latencies, 100),
+        "first_partial_p50_s": seconds(first_partials, 50),
+        "first_partial_p95_s": seconds(first_partials, 95),
         "final_decode_p50_s": seconds(engine.finals, 50),
         "partial_count": len(engine.partials),
         "partial_decode_p50_s": seconds(engine.partials, 50),
         "rtf": round(stats.rtf, 3),
         "audio_s": round(stats.audio_seconds, 1),
         "compute_s": round(stats.compute_seconds, 1),
-        "app_measured_latency_mean_s": round(float(np.mean(stats.latencies)), 3) if stats.latencies else None,
     }
 
 
@@ -161,14 +208,17 @@ def main() -> None:
     p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
     p.add_argument("--pause", type=float, default=0.6)
     p.add_argument("--language", default=None, help="force a language (default: detected)")
+    p.add_argument("--engine", choices=["new", "old"], default="new",
+                   help="new: mlx_qwen3asr.LiveSession; old: the app's Pipeline (a tree from before issue 13)")
     args = p.parse_args()
     model_path = args.model or random_06b(Path(args.checkpoint_dir))
     model = mq.load(model_path, dtype=args.dtype)
     with tempfile.TemporaryDirectory() as tmp:
-        wav, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
-        commits, start, pipeline, engine = replay(model, wav, args)
-    result = report(commits, start, pause_starts, pipeline, engine)
-    result.update(model=str(model_path), dtype=args.dtype, max_new_tokens=args.max_new_tokens,
+        wav, speech_starts, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
+        recorder = Recorder()
+        start, stats, engine = replay(model, wav, args, recorder)
+    result = report(recorder, start, speech_starts, pause_starts, stats, engine)
+    result.update(engine=args.engine, model=str(model_path), dtype=args.dtype, max_new_tokens=args.max_new_tokens,
                   partials=f"{args.partials} ({type(engine.engine).__name__})", pause_setting_s=args.pause,
                   load_average=os.getloadavg()[0], cpus=os.cpu_count())
     print(json.dumps(result, indent=2))

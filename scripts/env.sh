@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${MLX_QWEN3ASR_VENV:-$ROOT/.venv}"
 DEBIAN_PACKAGES="libopenblas0-pthread libportaudio2 ffmpeg espeak-ng sox tmux
-  pulseaudio pulseaudio-utils libasound2-plugins alsa-utils"
+  pulseaudio pulseaudio-utils libasound2-plugins alsa-utils xvfb xclip xdotool x11-utils python3-tk"
 
 ensure_debian_packages() {
   command -v apt-get >/dev/null && command -v dpkg >/dev/null || return 0

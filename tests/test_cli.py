@@ -99,8 +99,8 @@ def test_several_files_decoded_together_print_each_files_own_transcript(tmp_path
     rng = np.random.default_rng(1)
     files = [tmp_path / "a.wav", tmp_path / "b.wav"]
     waves = [rng.standard_normal(int(s * 16000)).astype(np.float32) * 0.1 for s in (62.0, 2.0)]
-    for path, wave in zip(files, waves):
-        _write_wav(path, wave)
+    for path, samples in zip(files, waves):
+        _write_wav(path, samples)
     run = _cli(*files, "--model", tiny_checkpoint, "--max-new-tokens", 4, "--batch-size", 3)
     assert run.returncode == 0, run.stderr
     assert run.stderr == "", "no progress bar when stderr is not a terminal"

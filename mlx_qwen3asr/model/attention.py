@@ -8,7 +8,6 @@ straight into the float's exponent bits. Same results to float32 round-off (max 
 ~1.7-2x faster on the CPU. On Metal and CUDA the fused kernel is used as before.
 """
 
-from typing import Optional
 
 import mlx.core as mx
 

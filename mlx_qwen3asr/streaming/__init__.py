@@ -1,5 +1,12 @@
-"""Live transcription: audio arriving in pieces -> committed text + a tentative tail (see session.py)."""
+"""Live transcription: audio arriving in pieces -> committed text + a tentative tail.
 
+LiveSession (live.py): utterances found by the voice-activity rule, each committed as offline
+transcription gives it, with events; StreamingTranscriber (session.py): one growing window.
+"""
+
+from .events import Event
+from .live import LiveSession
+from .live_stats import LiveStats
 from .session import (
     CLOSE_PAUSE_SECONDS,
     LEAD_IN_SECONDS,
@@ -13,6 +20,6 @@ from .session import (
 )
 
 __all__ = [
-    "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine",
-    "StreamingOptions", "StreamingTranscriber", "Update", "joined",
+    "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
+    "LiveSession", "LiveStats", "StreamingOptions", "StreamingTranscriber", "Update", "joined",
 ]  # fmt: skip

@@ -1,5 +1,6 @@
 """What streaming does to incoming audio before any model sees it: queue it, and tell speech from
-quiet per 100 ms frame. (Blocks are made 16 kHz mono float32 first by audio.SampleStream.)"""
+quiet per 100 ms frame (from audio/vad.py's per-sample flags). (Blocks are made 16 kHz mono
+float32 first by audio.SampleStream.)"""
 
 from typing import Optional
 
@@ -7,16 +8,14 @@ import numpy as np
 
 from ..audio.samples import SAMPLE_RATE
 
-SILENCE_DB = -50.0  # RMS of a 100 ms frame below this (dBFS) is quiet: room noise, not speech
-FRAME = SAMPLE_RATE // 10
+FRAME = SAMPLE_RATE // 10  # pauses are measured in 100 ms frames
 
 
-def loud_frames(pcm: np.ndarray, silence_db: float = SILENCE_DB) -> np.ndarray:
-    """Per 100 ms frame (the last may be shorter): whether its RMS level reaches silence_db."""
-    starts = np.arange(0, len(pcm), FRAME)
-    energy = np.add.reduceat(np.square(pcm, dtype=np.float64), starts) if len(pcm) else np.zeros(0)
-    counts = np.diff(np.append(starts, len(pcm)))
-    return 10 * np.log10(np.maximum(energy / np.maximum(counts, 1), 1e-20)) >= silence_db
+def speech_frames(voiced: np.ndarray) -> np.ndarray:
+    """Per 100 ms frame (the last may be shorter): whether any of its samples is speech."""
+    if len(voiced) == 0:
+        return np.zeros(0, bool)
+    return np.logical_or.reduceat(voiced, np.arange(0, len(voiced), FRAME))
 
 
 class PendingSamples:

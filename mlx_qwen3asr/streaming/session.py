@@ -18,9 +18,9 @@ the same, only the cost changes) and caps tokens per run for random-weight model
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
     -> the window: the audio since the window started (at most window_seconds)
-       quiet chunk (every 100 ms below SILENCE_DB): no decoder run; a window that has heard nothing
-       keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of quiet after speech closes the window,
-       cut 1 s into the pause
+       quiet chunk (no speech by audio/vad.py's rule: silence, steady noise, clicks): no decoder
+       run; a window that has heard nothing keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of
+       quiet after speech closes the window, cut 1 s into the pause
     -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
        the last run's tokens minus their last `rollback_tokens`, backing off while that would split
        a UTF-8 character (none for the first UNFIXED_DECODES runs of a window), never shorter than
@@ -39,9 +39,9 @@ from typing import Callable, Optional, Protocol, Sequence
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE, SampleStream
-
+from ..audio.vad import VoiceActivity
 from ..model.model import Qwen3ASR
-from .input import FRAME, PendingSamples, loud_frames
+from .input import FRAME, PendingSamples, speech_frames
 from ..options import DecodeOptions
 from ..audio.split import split_audio
 from ..transcribe import MIN_SECONDS
@@ -52,6 +52,7 @@ LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
 SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
+NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class _Window:
     audio: np.ndarray
     raw: list[int]  # the last run's ids: language header + text
     committed: list[int]  # the forced (final) part of raw
+    voiced: np.ndarray  # per sample of audio: speech by the voice-activity rule
     decodes: int = 0
     speech: bool = False  # a loud frame has been heard
     quiet: int = 0  # trailing quiet samples
@@ -155,7 +157,8 @@ class StreamingTranscriber:
         self._compute, self._steps = 0.0, 0
         self.pending = PendingSamples()
         self.incoming = SampleStream(self.sample_rate)
-        self._new_window(np.zeros(0, np.float32))
+        self.activity = VoiceActivity()  # judges each sample once, as a step takes it
+        self._new_window(*NO_AUDIO)
 
     def feed(self, pcm: np.ndarray) -> Update:
         """Add samples (any length; float in [-1, 1] or integers; mono, or 2-D by the layout rule of
@@ -172,19 +175,20 @@ class StreamingTranscriber:
         """Decode what is left and commit everything (tentative becomes ""). Feeding may go on."""
         before, self._compute, self._steps = self.committed, 0.0, 0
         self.pending.append(self.incoming.flush())
-        _, pause = self._add_audio(self.pending.take())
+        tail = self.pending.take()
+        _, pause = self._add_audio(tail, self.activity.push(tail))
         if pause is not None:
             self._close(pause)
         self._close(len(self.window.audio))
         return self._update(before)
 
-    def _new_window(self, audio: np.ndarray) -> None:
+    def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
-        self.window = _Window(self.committed, np.zeros(0, np.float32), [], [])
+        self.window = _Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
         self._dirty = True
-        self._add_audio(audio)
+        self._add_audio(audio, voiced)
 
-    def _add_audio(self, samples: np.ndarray) -> tuple[bool, Optional[int]]:
+    def _add_audio(self, samples: np.ndarray, voiced: np.ndarray) -> tuple[bool, Optional[int]]:
         """Append to the window; (any loud frame?, where to cut if a pause after speech was found).
 
         A pause is CLOSE_PAUSE_SECONDS of quiet (carried over from earlier chunks too); the cut goes
@@ -192,7 +196,8 @@ class StreamingTranscriber:
         """
         window, offset = self.window, len(self.window.audio)
         window.audio = np.concatenate([window.audio, samples])
-        loud = loud_frames(samples)
+        window.voiced = np.concatenate([window.voiced, voiced])
+        loud = speech_frames(voiced)
         pause, run_start, cut = int(CLOSE_PAUSE_SECONDS * SAMPLE_RATE), offset - window.quiet, None
         for i in np.flatnonzero(loud):
             if cut is None and window.speech and offset + i * FRAME - run_start >= pause:
@@ -206,9 +211,10 @@ class StreamingTranscriber:
     def _step(self, chunk: np.ndarray) -> None:
         window = self.window
         if not window.speech:  # nothing said yet: keep only a short lead-in before this chunk
-            window.audio = window.audio[-int(LEAD_IN_SECONDS * SAMPLE_RATE) :]
+            keep = int(LEAD_IN_SECONDS * SAMPLE_RATE)
+            window.audio, window.voiced = window.audio[-keep:], window.voiced[-keep:]
             window.quiet = min(window.quiet, len(window.audio))
-        loud, pause = self._add_audio(chunk)
+        loud, pause = self._add_audio(chunk, self.activity.push(chunk))
         if pause is not None:
             self._close(pause)
             self._decode_if_speech()
@@ -259,7 +265,7 @@ class StreamingTranscriber:
         result = self._run()
         if result.finish_reason == "repetition":
             self._commit(final=True)
-            self._new_window(np.zeros(0, np.float32))
+            self._new_window(*NO_AUDIO)
         else:
             self._commit(final=False)
 
@@ -267,10 +273,11 @@ class StreamingTranscriber:
         """Decode the window's audio up to `cut` a last time, commit all of it; the rest starts anew."""
         window = self.window
         rest, window.audio = window.audio[cut:], window.audio[:cut]
+        rest_voiced, window.voiced = window.voiced[cut:], window.voiced[:cut]
         if window.speech and len(window.audio) >= MIN_SECONDS * SAMPLE_RATE:
             self._run()
         self._commit(final=True)
-        self._new_window(rest)
+        self._new_window(rest, rest_voiced)
 
     def _commit(self, final: bool) -> None:
         window, tokenizer = self.window, self.engine.tokenizer

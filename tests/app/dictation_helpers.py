@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.testing.signals import burst, noise, silence  # noqa: F401 (the tests' sound makers)
 
 ROOT = Path(__file__).resolve().parents[2]
 RATE = 16000
@@ -84,24 +85,6 @@ def saved_utterances(folder: Path) -> list[np.ndarray]:
 def expected_lines(model, utterances: list[np.ndarray]) -> list[str]:
     """What offline transcription gives for each utterance the app decoded."""
     return [mq.transcribe(u, model, max_new_tokens=MAX_NEW_TOKENS).text for u in utterances]
-
-
-def burst(seconds: float, level_db: float = -20.0, seed: int = 0) -> np.ndarray:
-    """Speech-like sound: noise at level_db RMS with a 4 Hz syllable envelope that never drops out."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(int(seconds * RATE)) / RATE
-    envelope = 0.6 + 0.4 * np.sin(2 * np.pi * 4 * t)
-    wave_ = rng.standard_normal(len(t)) * envelope
-    return (wave_ / np.sqrt(np.mean(wave_**2)) * 10 ** (level_db / 20)).astype(np.float32)
-
-
-def noise(seconds: float, level_db: float, seed: int = 1) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return (rng.standard_normal(int(seconds * RATE)) * 10 ** (level_db / 20)).astype(np.float32)
-
-
-def silence(seconds: float) -> np.ndarray:
-    return np.zeros(int(seconds * RATE), np.float32)
 
 
 class RunningApp:

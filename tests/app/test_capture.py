@@ -35,14 +35,22 @@ class FakeSoundDevice:
     """Just what MicSource uses; `available` False makes every device query fail."""
 
     PortAudioError = FakePortAudioError
+    DEVICES = [{"name": "Fake Mic", "default_samplerate": 48000.0, "max_input_channels": 2},
+               {"name": "Fake Speakers", "default_samplerate": 48000.0, "max_input_channels": 0},
+               {"name": "USB Headset", "default_samplerate": 16000.0, "max_input_channels": 1}]
+    default = SimpleNamespace(device=(0, 1))
 
     def __init__(self, mono_ok: bool = True):
         self.available, self.mono_ok, self.streams = True, mono_ok, []
 
     def query_devices(self, device=None, kind=None):
+        if device is None and kind is None:
+            return self.DEVICES
         if not self.available:
             raise FakePortAudioError("Error querying device -1")
-        return {"name": "Fake Mic", "default_samplerate": 48000.0, "max_input_channels": 2}
+        if device is not None:
+            raise ValueError(f"No input device matching {device!r}")
+        return self.DEVICES[0]
 
     def check_input_settings(self, device=None, channels=None, samplerate=None, dtype=None):
         if channels == 1 and not self.mono_ok:
@@ -88,8 +96,18 @@ def test_overflows_and_a_full_queue_are_counted():
 def test_no_input_device_says_how_to_fix_it():
     sd = FakeSoundDevice()
     sd.available = False
-    with pytest.raises(AppError, match="No input device.*--list-devices.*--input"):
+    with pytest.raises(AppError, match="No default input device.*--list-devices.*--input"):
         MicSource(queue.Queue(), sounddevice=sd).start()
+
+
+def test_a_device_that_is_not_found_is_reported_with_the_list_of_inputs():
+    with pytest.raises(AppError) as error:
+        MicSource(queue.Queue(), device="Studio", sounddevice=FakeSoundDevice()).check_device()
+    message = str(error.value)
+    assert "input device 'Studio'" in message, message
+    assert "*   0  Fake Mic  (2 ch, 48000 Hz)" in message and "    2  USB Headset  (1 ch, 16000 Hz)" in message, \
+        f"the inputs are listed, the default starred:\n{message}"
+    assert "Fake Speakers" not in message, "outputs are not inputs"
 
 
 def test_a_lost_device_is_reported_finalised_and_reopened_every_second():

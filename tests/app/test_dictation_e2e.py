@@ -134,6 +134,7 @@ def test_terminal_ui_under_tmux_shows_status_commits_and_exits_cleanly_on_ctrl_c
     tmux = Tmux(tmp_path, f"cd {ROOT} && env {env} {command}")
     try:
         running = tmux.wait_for("overflows 0")
+        assert "[1/2] loading model" in running and "[2/2] warming up" in running, f"start-up stages:\n{running}"
         assert "RTF" in running and "last" in running and " dB" in running, f"status line:\n{running}"
         end = time.monotonic() + 30
         while not output.exists() or not output.read_text():
@@ -153,8 +154,21 @@ def test_terminal_ui_under_tmux_shows_status_commits_and_exits_cleanly_on_ctrl_c
     assert all(line in screen for line in lines), f"each committed line is on screen:\n{screen}"
 
 
-def test_a_missing_model_is_a_clear_error_before_anything_opens(tmp_path):
-    run = subprocess.run(app_command(tmp_path / "no-such-model", "--input", "x.wav"), capture_output=True,
-                         text=True, env=app_env(), cwd=ROOT, timeout=60)
+def test_a_wrong_input_or_output_fails_in_a_second_before_the_model_loads(listening_checkpoint, speech_file,
+                                                                           tmp_path):
+    for flags, message in [(["--input", "x.wav"], "Cannot read --input x.wav"),
+                           (["--input", str(speech_file.path), "--output", str(tmp_path / "no/such/dir/t.txt")],
+                            "Cannot open --output")]:
+        started = time.monotonic()
+        run = subprocess.run(app_command(listening_checkpoint, *flags), capture_output=True, text=True,
+                             env=app_env(), cwd=ROOT, timeout=60)
+        assert run.returncode == 1 and f"error: {message}" in run.stderr, f"{run.returncode}: {run.stderr}"
+        assert "loading model" not in run.stderr, f"checked before the model loads:\n{run.stderr}"
+        assert time.monotonic() - started < 10, "a wrong flag fails at once (the app's start-up only)"
+
+
+def test_a_missing_model_is_a_clear_error_before_anything_opens(speech_file, tmp_path):
+    run = subprocess.run(app_command(tmp_path / "no-such-model", "--input", str(speech_file.path)),
+                         capture_output=True, text=True, env=app_env(), cwd=ROOT, timeout=60)
     assert run.returncode == 1 and "error: Cannot load model" in run.stderr, f"{run.returncode}: {run.stderr}"
     assert "Traceback" not in run.stderr, run.stderr

@@ -1,7 +1,7 @@
-"""The engine adapter: finals are exactly offline transcription; the streaming engine when present."""
+"""The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
 import mlx_qwen3asr as mq
-from app.engine import OfflineEngine, StreamingEngine, make_engine
+from mlx_qwen3asr.streaming.utterances import OfflineEngine, StreamingEngine, make_engine
 from dictation_helpers import burst
 
 
@@ -36,3 +36,12 @@ def test_streaming_partials_and_offline_finals(listening_model):
     assert partials[-1] == reference, "fed piece by piece, the partial is the streaming text for all of it"
     assert engine.final(audio) == mq.transcribe(audio, listening_model, max_new_tokens=6).text
     assert engine.partial(audio) == reference, "each utterance starts a fresh stream"
+
+
+def test_the_warm_up_runs_both_decoders_it_is_meant_to_warm():
+    from mlx_qwen3asr.audio.vad import VoiceActivity, contains_speech
+    from mlx_qwen3asr.streaming.utterances import warm_up_audio
+
+    audio = warm_up_audio()
+    assert contains_speech(audio), "offline transcribe must not skip the warm-up as silence"
+    assert VoiceActivity().push(audio).any(), "the streaming engine must hear speech in it, or it never decodes"

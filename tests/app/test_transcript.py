@@ -13,12 +13,14 @@ import pytest
 import mlx_qwen3asr as mq
 from app.errors import AppError
 from app.options import parse_args
-from app.pipeline import Commit
+from app.sink import with_words
+from mlx_qwen3asr.streaming import Event
 from app.transcript import AudioSaver, KeptWriter, TranscriptFile, timestamp
 
 
-def commit(text: str, start: float = 0.0, audio=None) -> Commit:
-    return Commit(text, start, start + 1.0, "English", audio if audio is not None else np.zeros(10, np.float32))
+def commit(text: str, start: float = 0.0, audio=None) -> Event:
+    audio = audio if audio is not None else np.zeros(10, np.float32)
+    return Event("commit", start + 1.0, start=start, end=start + 1.0, text=text, language="English", audio=audio)
 
 
 def test_lines_are_appended_to_an_existing_file(tmp_path):
@@ -61,7 +63,7 @@ class FlakyWriter:
     def __init__(self, failing: set[str]) -> None:
         self.failing, self.lines, self.closed = failing, [], False
 
-    def write(self, commit: Commit) -> None:
+    def write(self, commit: Event) -> None:
         if commit.text in self.failing:
             raise OSError(errno.ENOSPC, "No space left on device")
         self.lines.append(commit.text)
@@ -104,14 +106,14 @@ def test_a_full_disk_to_the_end_puts_the_unwritten_lines_in_the_temp_folder_and_
 
 HALF_WRITE = """
 import resource, signal, sys
-from app.pipeline import Commit
+from mlx_qwen3asr.streaming import Event
 from app.transcript import TranscriptFile
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (10, 10))  # the disk fills 10 bytes in
 out = TranscriptFile(sys.argv[1])
 for text in ("whole", "a line that does not fit"):
     try:
-        out.write(Commit(text, 0.0, 1.0, "English", None))
+        out.write(Event("commit", 1.0, start=0.0, end=1.0, text=text, language="English"))
     except OSError as e:
         print(e.errno)
 """
@@ -140,7 +142,7 @@ def test_a_save_audio_folder_that_cannot_be_written_is_refused_at_start(tmp_path
 
 
 def test_a_gap_mark_is_a_line_in_the_transcript_but_no_audio_file(tmp_path):
-    mark = Commit("[… 7.0 s of audio lost …]", 1.5, 8.5, "", np.zeros(0, np.float32), lost_seconds=7.0)
+    mark = Event("gap", 1.5, start=1.5, end=8.5, text="[… 7.0 s of audio lost …]")
     out, saver = TranscriptFile(str(tmp_path / "t.txt")), AudioSaver(str(tmp_path / "audio"))
     for commit_ in (commit("before"), mark, commit("after")):
         out.write(commit_)
@@ -150,8 +152,8 @@ def test_a_gap_mark_is_a_line_in_the_transcript_but_no_audio_file(tmp_path):
 
 
 def test_with_an_aligner_timestamped_lines_carry_each_words_session_times(tmp_path, tiny_aligner, speech):
-    out = TranscriptFile(str(tmp_path / "t.txt"), timestamps=True, aligner=tiny_aligner)
-    out.write(commit("Hello world, again.", start=100.0, audio=speech))
+    out = TranscriptFile(str(tmp_path / "t.txt"), timestamps=True)
+    out.write(with_words(commit("Hello world, again.", start=100.0, audio=speech), tiny_aligner))
     out.close()
     words = mq.align(speech, "Hello world, again.", tiny_aligner, "English")
     times = " ".join(f"{w.text}@{100 + w.start:.2f}-{100 + w.end:.2f}" for w in words)
@@ -159,8 +161,16 @@ def test_with_an_aligner_timestamped_lines_carry_each_words_session_times(tmp_pa
     assert [w.text for w in words] == ["Hello", "world", "again"]
 
 
-def test_the_aligner_flag_is_refused_without_timestamped_output(capsys):
+def test_the_aligner_flag_is_refused_without_timestamped_output_or_events(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--aligner", "Qwen/Qwen3-ForcedAligner-0.6B", "--output", "t.txt"])
-    assert "use it with --output FILE --timestamps" in capsys.readouterr().err
+    assert "use it with --output FILE --timestamps or --events jsonl" in capsys.readouterr().err
     assert parse_args(["--aligner", "A", "--output", "t.txt", "--timestamps"]).aligner == "A"
+    assert parse_args(["--aligner", "A", "--events", "jsonl"]).aligner == "A"
+
+
+def test_aligned_words_travel_in_the_jsonl_commit_event(tiny_aligner, speech):
+    event = with_words(commit("Hello world, again.", start=100.0, audio=speech), tiny_aligner)
+    words = event.to_dict()["words"]
+    assert [w["text"] for w in words] == ["Hello", "world", "again"]
+    assert all(100.0 <= w["start"] <= w["end"] for w in words)

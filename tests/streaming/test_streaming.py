@@ -11,7 +11,6 @@ from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
-from mlx_qwen3asr.streaming.input import loud_frames
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
@@ -25,8 +24,11 @@ ON = StreamingOptions(max_new_tokens=6)
 
 
 def loud(seconds: float, seed: int = 0) -> np.ndarray:
-    """Noise at about -23 dBFS: well above the silence floor."""
-    return (np.random.default_rng(seed).standard_normal(int(seconds * SR)) * 0.07).astype(np.float32)
+    """Noise at about -23 dBFS in 100 ms syllables, each ending in a 20 ms dip to -63 dBFS: speech
+    to the voice-activity rule (steady noise is not), heard as words by the fake decoder."""
+    pcm = np.random.default_rng(seed).standard_normal(int(seconds * SR)) * 0.07
+    pcm[np.arange(len(pcm)) % 1600 >= 1280] *= 0.01
+    return pcm.astype(np.float32)
 
 
 def quiet(seconds: float) -> np.ndarray:
@@ -35,6 +37,12 @@ def quiet(seconds: float) -> np.ndarray:
 
 
 # --- a fake decoder: "says" two words per loud second of its audio -------------------------------
+
+
+def loud_frames(audio: np.ndarray) -> np.ndarray:
+    """The fake decoder's ear: 100 ms frames whose level reaches -50 dBFS."""
+    frames = audio[: len(audio) // 1600 * 1600].reshape(-1, 1600)
+    return 10 * np.log10(np.mean(np.square(frames, dtype=np.float64), axis=1) + 1e-20) >= -50.0
 
 HEADER = [0, 1, 2]  # "language English<asr_text>"
 
@@ -123,6 +131,29 @@ def test_silence_runs_no_decoder_and_gives_no_text(silence):
     updates.append(stream.finish())
     assert engine.calls == [], "silence must not reach the decoder"
     assert all(u.text == "" for u in updates), "no text may be invented on silence"
+
+
+def room_tone_with_one_louder_frame() -> np.ndarray:
+    """-55 dBFS steady room tone for 8 s with one 100 ms frame at -30 dBFS in the middle."""
+    tone = (np.random.default_rng(3).standard_normal(8 * SR) * 10 ** (-55 / 20)).astype(np.float32)
+    tone[4 * SR : 4 * SR + 1600] *= 10 ** (25 / 20)
+    return tone
+
+
+def clicks() -> np.ndarray:
+    """Digital silence with a 10 ms click at 0.8 of full scale every 1.5 s."""
+    audio = np.zeros(8 * SR, np.float32)
+    for at in np.arange(0.5, 8, 1.5):
+        audio[int(at * SR) : int(at * SR) + 160] = 0.8
+    return audio
+
+
+@pytest.mark.parametrize("audio", [room_tone_with_one_louder_frame(), clicks()], ids=["room-tone", "clicks"])
+def test_near_silence_runs_no_decoder_by_the_voice_activity_rule(audio):
+    stream, engine = fake_stream()
+    updates = feed_all(stream, audio, [3200])
+    assert engine.calls == [], f"no speech here, but the decoder ran {len(engine.calls)} times"
+    assert updates[-1].text == ""
 
 
 def test_a_two_second_pause_commits_everything_and_starts_a_new_window():

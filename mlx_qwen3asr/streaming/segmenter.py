@@ -1,6 +1,6 @@
-"""Utterance segmentation: 16 kHz samples -> utterances delimited by pauses.
+"""Endpointing: 16 kHz samples -> utterances delimited by pauses (voiced frames: vad.py's rule).
 
-    samples -> 20 ms frames -> level (dBFS) against an adaptive noise floor -> voiced / unvoiced
+    samples -> 20 ms frames -> level (dBFS) against the adaptive noise floor -> voiced / unvoiced
     idle: keep the last `preroll` seconds; >= 160 ms voiced within 300 ms opens an utterance that
           starts `preroll` before its first voiced frame (never before the previous utterance's end)
     open: `pause` seconds unvoiced closes it (end = last voiced frame + 0.3 s tail); reaching
@@ -16,17 +16,13 @@ from typing import Optional
 
 import numpy as np
 
-RATE = 16000
-FRAME = 320  # 20 ms
-ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window open an utterance
+from ..audio.samples import SAMPLE_RATE as RATE
+from ..audio.vad import FRAME, ONSET_FRAMES, ONSET_VOICED, PAUSE_SECONDS, NoiseFloor, frame_db
+
+MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
+PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
 MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
-MARGIN_DB = 12.0  # voiced = this far above the noise floor ...
-MIN_LEVEL_DB = -60.0  # ... and louder than this, so digital silence or a dead-quiet room never opens
-HYSTERESIS_DB = 4.0  # an open utterance stays voiced down to 4 dB below the opening threshold
-FLOOR_RISE_DB_PER_FRAME = 1.0 * FRAME / RATE  # 1 dB/s: the floor follows a new steady noise slowly
-FLOOR_FALL = 0.3  # and falls fast (30 % of the gap per frame) toward quieter frames
-FLOOR_MIN_DB = -100.0
 SEARCH_FRAMES, QUIET_WINDOW = 250, 5  # a long utterance is cut in the quietest 100 ms of its last 5 s
 
 
@@ -74,7 +70,8 @@ class SampleBuffer:
 class Segmenter:
     """Feed 16 kHz mono float32 with `push`; get back the utterances that finished."""
 
-    def __init__(self, pause: float = 0.6, max_seconds: float = 20.0, preroll: float = 0.5) -> None:
+    def __init__(self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS,
+                 preroll: float = PREROLL_SECONDS) -> None:
         if pause < 0.1 or max_seconds < 6.0:
             raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
         self.pause_frames = round(pause * RATE / FRAME)
@@ -86,12 +83,21 @@ class Segmenter:
         self._first = 0
         self._start: Optional[int] = None  # first frame of the open utterance
         self._last_voiced = -1
-        self.floor_db: Optional[float] = None
+        self.floor = NoiseFloor()
         self.level_db = -120.0
 
     @property
     def is_open(self) -> bool:
         return self._start is not None
+
+    @property
+    def floor_db(self) -> Optional[float]:
+        return self.floor.db
+
+    @property
+    def open_start(self) -> Optional[int]:
+        """First sample of the open utterance (pre-roll included), or None."""
+        return None if self._start is None else self._start * FRAME
 
     @property
     def analysed(self) -> int:
@@ -128,9 +134,8 @@ class Segmenter:
 
     def _step(self, frame: np.ndarray) -> Optional[Utterance]:
         index = self._first + len(self._db)
-        db = 10.0 * float(np.log10(np.mean(frame * frame, dtype=np.float64) + 1e-12))
-        voiced = db > self._threshold()
-        self._track_floor(db)
+        db = frame_db(frame)
+        voiced = self.floor.is_voiced(db, speaking=self._start is not None)
         self.level_db = db
         self._db.append(db)
         self._voiced.append(voiced)
@@ -148,19 +153,6 @@ class Segmenter:
         if index + 1 - self._start >= self.max_frames:
             return self._cut(index + 1)
         return None
-
-    def _threshold(self) -> float:
-        floor = self.floor_db if self.floor_db is not None else FLOOR_MIN_DB
-        threshold = max(floor + MARGIN_DB, MIN_LEVEL_DB)
-        return threshold - HYSTERESIS_DB if self._start is not None else threshold
-
-    def _track_floor(self, db: float) -> None:
-        if self.floor_db is None:
-            self.floor_db = max(db, FLOOR_MIN_DB)
-        elif db < self.floor_db:
-            self.floor_db = max(self.floor_db + FLOOR_FALL * (db - self.floor_db), FLOOR_MIN_DB)
-        else:
-            self.floor_db = min(self.floor_db + FLOOR_RISE_DB_PER_FRAME, db)
 
     def _cut(self, end: int) -> Optional[Utterance]:
         """Close the part up to the quietest 100 ms of the last 5 s; the rest stays open."""

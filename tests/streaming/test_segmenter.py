@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from app.segmenter import FRAME, Segmenter
-from dictation_helpers import RATE, burst, noise, silence
+from mlx_qwen3asr.streaming.segmenter import FRAME, Segmenter
+from mlx_qwen3asr.testing.signals import RATE, burst, noise, silence
 
 
 def segment(audio: np.ndarray, block: int = 480, **options) -> list:

@@ -1,0 +1,125 @@
+"""The one voice-activity rule: which 20 ms frames of 16 kHz audio are speech, and when speech starts.
+
+    samples -> 20 ms frames -> level (dBFS, mean power) -> voiced when above
+        max(noise floor + MARGIN_DB, MIN_LEVEL_DB)    (HYSTERESIS_DB lower while speech is open)
+    speech starts (an onset) at ONSET_VOICED voiced frames within ONSET_FRAMES (160 ms in 300 ms)
+
+Who uses it, and how:
+    live sessions (LiveSession, the dictation app: streaming/segmenter.py) and StreamingTranscriber
+        (VoiceActivity): the full rule, with the adaptive noise floor (NoiseFloor): silence, steady
+        noise (a fan, room tone), a single louder frame and clicks never reach the decoder;
+    offline transcription (contains_speech): no noise floor, as a recording has no "before" to learn
+        it from and its steady background may carry speech; a clip without a single onset above
+        MIN_LEVEL_DB (digital silence, dither, clicks) is not decoded.
+
+Every threshold is named once, here; the numbers are those the dictation app was measured with.
+"""
+
+from collections import deque
+from typing import Optional
+
+import numpy as np
+
+from .samples import SAMPLE_RATE
+
+FRAME = 320  # 20 ms
+ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window: speech starts
+MARGIN_DB = 12.0  # voiced = this far above the noise floor ...
+MIN_LEVEL_DB = -60.0  # ... and louder than this: digital silence, dither or a dead-quiet room never is
+HYSTERESIS_DB = 4.0  # once speech has started it stays voiced down to 4 dB below the opening threshold
+FLOOR_RISE_DB_PER_FRAME = 1.0 * FRAME / SAMPLE_RATE  # 1 dB/s: the floor follows a new steady noise slowly
+FLOOR_FALL = 0.3  # and falls fast (30 % of the gap per frame) toward quieter frames
+FLOOR_MIN_DB = -100.0
+PAUSE_SECONDS = 0.6  # this much unvoiced audio ends speech (the app's measured default)
+DEAD_PEAK = 1e-4  # -80 dBFS peak: below any real microphone's own noise; the input is dead (muted)
+
+
+def frame_db(frame: np.ndarray) -> float:
+    """Level of one frame in dBFS (mean power; -120 for digital silence)."""
+    return 10.0 * float(np.log10(np.mean(frame * frame, dtype=np.float64) + 1e-12))
+
+
+def frame_levels(wave: np.ndarray) -> np.ndarray:
+    """dBFS of each whole 20 ms frame of `wave`."""
+    n = len(wave) // FRAME
+    power = np.mean(np.square(wave[: n * FRAME].reshape(n, FRAME), dtype=np.float64), axis=1)
+    return 10.0 * np.log10(power + 1e-12)
+
+
+def has_onset(voiced: np.ndarray) -> bool:
+    """Whether some ONSET_FRAMES-long run of frames holds ONSET_VOICED voiced ones."""
+    if len(voiced) == 0:
+        return False
+    counts = np.convolve(voiced.astype(np.int32), np.ones(ONSET_FRAMES, np.int32))
+    return bool(counts.max() >= ONSET_VOICED)
+
+
+def contains_speech(wave: np.ndarray) -> bool:
+    """Offline: does the clip hold a speech onset above MIN_LEVEL_DB (no noise floor, see above)?"""
+    return has_onset(frame_levels(wave) > MIN_LEVEL_DB)
+
+
+class NoiseFloor:
+    """The adaptive part of the rule: a running noise floor and the voiced threshold it implies."""
+
+    def __init__(self) -> None:
+        self.db: Optional[float] = None  # None until the first frame
+
+    def threshold(self, speaking: bool) -> float:
+        floor = self.db if self.db is not None else FLOOR_MIN_DB
+        threshold = max(floor + MARGIN_DB, MIN_LEVEL_DB)
+        return threshold - HYSTERESIS_DB if speaking else threshold
+
+    def is_voiced(self, db: float, speaking: bool) -> bool:
+        """Judge a frame against the floor so far, then let the floor learn from it."""
+        voiced = db > self.threshold(speaking)
+        self.track(db)
+        return voiced
+
+    def track(self, db: float) -> None:
+        if self.db is None:
+            self.db = max(db, FLOOR_MIN_DB)
+        elif db < self.db:
+            self.db = max(self.db + FLOOR_FALL * (db - self.db), FLOOR_MIN_DB)
+        else:
+            self.db = min(self.db + FLOOR_RISE_DB_PER_FRAME, db)
+
+
+class VoiceActivity:
+    """The rule over a stream: per-sample flags, True in voiced frames of speech that has started.
+
+    Speech starts at an onset (its earlier voiced frames are not flagged: the caller keeps a lead-in)
+    and ends after PAUSE_SECONDS without a voiced frame. Frames lie on a 20 ms grid from the stream's
+    first sample; the samples of a frame not yet complete are flagged False (it is judged when it is).
+    """
+
+    def __init__(self) -> None:
+        self.floor = NoiseFloor()
+        self.speaking = False
+        self._recent: deque = deque(maxlen=ONSET_FRAMES)
+        self._quiet_frames = 0
+        self._partial = np.zeros(0, np.float32)  # the start of a frame not yet complete
+        self._pause_frames = round(PAUSE_SECONDS * SAMPLE_RATE / FRAME)
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        """Flags for `samples` (same length), given everything pushed before."""
+        head = len(self._partial)
+        audio = np.concatenate([self._partial, samples]) if head else samples
+        n = len(audio) // FRAME
+        flags = np.zeros(len(audio), bool)
+        for i in range(n):
+            flags[i * FRAME : (i + 1) * FRAME] = self._judge(frame_db(audio[i * FRAME : (i + 1) * FRAME]))
+        self._partial = audio[n * FRAME :].copy()
+        return flags[head:]
+
+    def _judge(self, db: float) -> bool:
+        voiced = self.floor.is_voiced(db, self.speaking)
+        self._recent.append(voiced)
+        if not self.speaking and sum(self._recent) >= ONSET_VOICED:
+            self.speaking, self._quiet_frames = True, 0
+        elif self.speaking:
+            self._quiet_frames = 0 if voiced else self._quiet_frames + 1
+            if self._quiet_frames >= self._pause_frames:
+                self.speaking = False
+                self._recent.clear()
+        return voiced and self.speaking

@@ -1,0 +1,190 @@
+"""A live session: audio blocks in, Events out (speech, partial, commit, silence, language, gap).
+
+    import mlx_qwen3asr as mq
+    live = mq.LiveSession(model, mq.DecodeOptions(language=None))
+    for block in microphone():                  # any rate/layout (see SampleStream), any length
+        for event in live.feed(block, rate=48000):
+            print(event.to_dict())
+    for event in live.finish(): ...             # everything heard is committed
+
+Data flow (one thread):
+    block -> SampleStream (16 kHz mono) -> Segmenter (vad.py's voice-activity rule, 0.5 s pre-roll,
+      0.6 s pause ends an utterance, 20 s without one cuts it at its quietest 100 ms)
+      -> finished utterance -> engine.final = transcribe(utterance) -> "commit" event
+      -> open utterance, when due -> engine.partial -> "partial" event
+
+Commits: append-only (`committed` only grows); an utterance that ends with a pause commits exactly
+`transcribe(utterance audio).text`; speech without pauses commits every `max_utterance` seconds at
+most; silence and steady noise never open an utterance, so they never reach the decoder.
+Partials are bounded: at most one per `refresh_every` seconds, never sooner than twice the last
+partial's own cost after it (so they take at most a third of the time), none once the speaker has
+been quiet for 0.2 s (a final is probably coming: a partial then would only delay it). A caller
+that is behind (more audio waiting) passes `partial=False`, so partials never delay a commit.
+Decisions depend on sample counts only, never on a clock or on how the audio was blocked.
+"""
+
+import time
+from collections import deque
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..audio.samples import SAMPLE_RATE as RATE
+from ..audio.samples import SampleStream
+from ..audio.vad import DEAD_PEAK
+from ..model.model import Qwen3ASR
+from ..options import DecodeOptions
+from .events import Event
+from .live_stats import LiveStats
+from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
+from .utterances import UtteranceEngine, make_engine
+
+MIN_PARTIAL_SECONDS = 0.3
+PARTIAL_QUIET_LIMIT = 0.2  # the speaker may be pausing: keep the engine free for the final
+REFRESH_SECONDS = 0.5
+
+
+class LiveSession:
+    """One live transcription session. Not thread-safe: feed it from one thread."""
+
+    def __init__(self, model: Optional[Qwen3ASR], options: DecodeOptions = DecodeOptions(), *,
+                 pause: float = PAUSE_SECONDS, max_utterance: float = MAX_UTTERANCE_SECONDS,
+                 partials: str = "streaming", refresh_every: float = REFRESH_SECONDS,
+                 channels_last: bool = False, engine: Optional[UtteranceEngine] = None,
+                 stats: Optional[LiveStats] = None, clock: Callable[[], float] = time.monotonic) -> None:
+        """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off".
+        channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
+        else the layout rule of audio/samples.py decides.
+        engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
+        if partials not in ("streaming", "offline", "off"):
+            raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
+        if engine is None:
+            if model is None:
+                raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
+            engine = make_engine(model, "offline" if partials == "off" else partials, options)
+        self.engine, self.clock = engine, clock
+        self.segmenter = Segmenter(pause, max_utterance)
+        self.refresh_every = None if partials == "off" else refresh_every
+        self.stats = stats or LiveStats()
+        self.samples = SampleStream(channels_last=channels_last)
+        self.committed = ""  # every committed utterance, one per line; only ever grows
+        self.last_sound_time = clock()  # capture time of the last block with any signal in it
+        self._times: deque[tuple[int, float]] = deque()  # (end sample of a block, its capture time)
+        self._received = 0
+        self._lost = 0.0  # seconds of input reported lost: event times stay those of the session
+        self._next_partial = 0.0
+        self._partial_for = -1  # audio length the shown partial was made from
+        self.stats.language = engine.language
+        self._language = ""  # the language last reported by an event (a forced one is reported too)
+        self._was_open = False
+
+    def warm_up(self) -> None:
+        """One short decode, so the first utterance does not pay for first-call set-up."""
+        self.engine.warm_up()
+
+    def feed(self, block: np.ndarray, captured_at: Optional[float] = None, rate: Optional[int] = None,
+             partial: bool = True) -> list[Event]:
+        """Add a block (captured_at: the clock's time at its last sample, default now); the events."""
+        return self._push(self.samples.convert(block, rate), captured_at, partial)
+
+    def refresh(self) -> list[Event]:
+        """A partial for the open utterance if one is due and there is new audio (else nothing)."""
+        seg = self.segmenter
+        if self.refresh_every is None or not seg.is_open or self.clock() < self._next_partial:
+            return []
+        audio = seg.open_audio()
+        if seg.quiet_seconds > PARTIAL_QUIET_LIMIT or len(audio) < MIN_PARTIAL_SECONDS * RATE \
+                or len(audio) == self._partial_for:
+            return []
+        started = self.clock()
+        text = self.engine.partial(audio)
+        cost = self.clock() - started
+        self.stats.compute_seconds += cost
+        self._next_partial = self.clock() + max(self.refresh_every, 2 * cost)
+        self._partial_for = len(audio)
+        events = self._language_events()
+        return events + [Event("partial", self._now(), start=self._seconds(seg.open_start), text=text,
+                               language=self.engine.language)]
+
+    def flush(self) -> list[Event]:
+        """End the open utterance now (the input was interrupted, or ended) and commit it."""
+        events = self._push(self.samples.flush(), None, partial=False)
+        utterance = self.segmenter.flush()
+        if utterance is None:
+            return events + self._transitions()
+        return events + self._transitions(utterance) + self._commit(utterance)
+
+    finish = flush  # the end of the input: everything heard is committed; feeding may go on
+
+    def gap(self, seconds: float) -> list[Event]:
+        """`seconds` of input were lost here: end the open utterance and report the gap."""
+        events = self.flush()
+        at = self._now()
+        self._lost += seconds
+        return events + [Event("gap", at, start=at, end=at + seconds)]
+
+    def _push(self, samples: np.ndarray, captured_at: Optional[float], partial: bool) -> list[Event]:
+        captured_at = self.clock() if captured_at is None else captured_at
+        self._received += len(samples)
+        self._times.append((self._received, captured_at))
+        while len(self._times) > 1 and self._times[1][0] < self._received - 60 * RATE:
+            self._times.popleft()
+        if len(samples) and float(np.max(np.abs(samples))) >= DEAD_PEAK:
+            self.last_sound_time = captured_at
+        self.stats.audio_seconds = self._received / RATE
+        events: list[Event] = []
+        for utterance in self.segmenter.push(samples):
+            events += self._transitions(utterance) + self._commit(utterance)
+        events += self._transitions()
+        return events + (self.refresh() if partial else [])
+
+    def _transitions(self, closed: Optional[Utterance] = None) -> list[Event]:
+        """"speech" when an utterance opened, "silence" when one closed (or was dropped as noise)."""
+        seg, events = self.segmenter, []
+        if self._was_open and (closed is not None or not seg.is_open):
+            end = closed.speech_end if closed is not None else seg.analysed
+            events.append(Event("silence", self._now(), start=self._seconds(end)))
+            self._was_open = closed is not None and closed.reason == "cut"
+        if not self._was_open and seg.is_open:
+            events.append(Event("speech", self._now(), start=self._seconds(seg.open_start)))
+            self._was_open = True
+        seg_stats = self.stats
+        seg_stats.level_db = seg.level_db
+        seg_stats.floor_db = seg.floor_db if seg.floor_db is not None else -120.0
+        seg_stats.speaking = seg.is_open
+        return events
+
+    def _commit(self, utterance: Utterance) -> list[Event]:
+        started = self.clock()
+        text = self.engine.final(utterance.audio).strip()
+        self.stats.compute_seconds += self.clock() - started
+        self._partial_for = -1
+        events = self._language_events()
+        if not text:
+            return events
+        latency = self.clock() - self._time_of(utterance.speech_end) if utterance.reason == "pause" else None
+        self.committed += ("\n" if self.committed else "") + text
+        self.stats.add_commit(text, latency)
+        return events + [Event("commit", self._now(), start=self._seconds(utterance.start),
+                               end=self._seconds(utterance.end), text=text, language=self.engine.language,
+                               reason=utterance.reason, latency=latency, audio=utterance.audio)]
+
+    def _language_events(self) -> list[Event]:
+        language = self.engine.language
+        if not language or language == self._language:
+            return []
+        self._language = self.stats.language = language
+        return [Event("language", self._now(), language=language)]
+
+    def _seconds(self, sample: int) -> float:
+        return sample / RATE + self._lost
+
+    def _now(self) -> float:
+        return self._seconds(self.segmenter.analysed)
+
+    def _time_of(self, sample: int) -> float:
+        """Clock time at which `sample` was captured."""
+        for end, captured_at in self._times:
+            if end >= sample:
+                return captured_at - (end - sample) / RATE
+        return self._times[-1][1]
