@@ -6,45 +6,37 @@ goldens and to their batch_size=1 tokens.
 """
 
 import os
-from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
 import pytest
+from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.generate import StopRules, decode, decode_batch
 from mlx_qwen3asr.model import encode_audio, encode_audios
 from mlx_qwen3asr.model.cache import KVCache, batch_cache
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CLIPS = ("short", "exact", "long")
-VARIANTS = {
-    "plain": dict(context="", language=None),
-    "context": dict(context="Names: Qwen, MLX, Zürich.", language=None),
-    "language": dict(context="", language="English"),
-    "both": dict(context="Names: Qwen, MLX, Zürich.", language="English"),
-}
 ROWS = [(clip, variant) for clip in CLIPS for variant in VARIANTS]
 BUDGETS = [24, 5, 17, 1, 24, 9, 2, 20, 13, 24, 3, 11]  # rows stop at different steps
 
 
 @pytest.fixture(scope="module")
 def goldens() -> dict:
-    return {clip: dict(np.load(FIXTURES / "goldens" / f"tiny_{clip}.npz")) for clip in CLIPS}
+    return {clip: load_golden(clip) for clip in CLIPS}
 
 
 @pytest.fixture(scope="module")
 def long_clip() -> np.ndarray:
     """63 s of speech with pauses: 19 chunks of at most 6 s."""
-    return np.tile(mq.load_audio(FIXTURES / "audio" / "long.wav"), 4)
+    return np.tile(mq.load_audio(AUDIO / "long.wav"), 4)
 
 
 @pytest.mark.parametrize("batch_size", [2, 3, 8])
 def test_golden_rows_with_their_own_context_language_and_budget_decode_to_the_official_tokens(
     tiny_model, goldens, batch_size
 ):
-    audios = [FIXTURES / "audio" / f"{clip}.wav" for clip, _ in ROWS]
+    audios = [AUDIO / f"{clip}.wav" for clip, _ in ROWS]
     options = [mq.DecodeOptions(max_new_tokens=b, **VARIANTS[v]) for (_, v), b in zip(ROWS, BUDGETS)]
     results = mq.transcribe_batch(audios, tiny_model, batch_size=batch_size, options=options)
     for (clip, variant), budget, result in zip(ROWS, BUDGETS, results):

@@ -4,30 +4,19 @@ The goldens come from the official qwen-asr package (float32, windowed encoder a
 tiny random checkpoint that the `tiny_checkpoint` fixture rebuilds bit for bit from seed 0.
 """
 
+
 import mlx.core as mx
 import numpy as np
 import pytest
+from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.tokenizer import build_prompt
 
-from pathlib import Path
-
-AUDIO = Path(__file__).parent / "fixtures" / "audio"
-GOLDENS = Path(__file__).parent / "fixtures" / "goldens"
-
-CLIPS = ("short", "exact", "long")
-VARIANTS = {
-    "plain": dict(context="", language=None),
-    "context": dict(context="Names: Qwen, MLX, Zürich.", language=None),
-    "language": dict(context="", language="English"),
-    "both": dict(context="Names: Qwen, MLX, Zürich.", language="English"),
-}
-
 
 @pytest.fixture(scope="module", params=CLIPS)
 def golden(request):
-    return request.param, dict(np.load(GOLDENS / f"tiny_{request.param}.npz"))
+    return request.param, load_golden(request.param)
 
 
 def test_wav_fixture_decodes_to_the_waveform_the_official_code_was_fed(golden):

@@ -1,12 +1,5 @@
 """Live transcription: audio arriving in pieces -> committed text (final) + a tentative tail.
-
-    import mlx_qwen3asr as mq
-    stream = mq.StreamingTranscriber(model, language=None, context="")
-    for pcm in microphone_blocks():            # float32 in [-1, 1] or int16, 16 kHz mono, any length
-        update = stream.feed(pcm)
-        show(update.committed, update.tentative)
-    update = stream.finish()                   # everything is committed; feeding again continues
-    stream.reset()                             # a new session
+`feed(pcm)` and `finish()` (everything committed; feeding again continues) return an Update.
 
 `Update.committed` is the whole committed text of the session and only ever grows (each update's
 `committed` starts with the previous one; `new_committed` is what this call added). `tentative`
