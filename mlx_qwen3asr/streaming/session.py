@@ -27,7 +27,7 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from ..options import DecodeOptions
 from ..audio.split import split_audio
 from ..transcribe import MIN_SECONDS
 from ..generate import Decoding, token_budget
-from .window_decoder import WindowDecoder, final_text, joined, rollback, window_text
+from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
@@ -72,18 +72,6 @@ class Update:
     @property
     def text(self) -> str:
         return self.committed + self.tentative
-
-
-class Engine(Protocol):
-    """What the transcriber needs from a decoder (WindowDecoder; tests inject fakes)."""
-
-    tokenizer: object  # .decode(ids) -> str
-
-    def decode(
-        self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
-    ) -> Decoding: ...
-
-    def reset(self) -> None: ...
 
 
 @dataclass

@@ -18,7 +18,7 @@ of the text), `final_text` (the official parse once the window is closed), and `
 prefix rule's "minus the last K tokens, not inside a UTF-8 character").
 """
 
-from typing import Optional, Sequence
+from typing import Optional, Protocol, Sequence
 
 import mlx.core as mx
 import numpy as np
@@ -81,6 +81,18 @@ def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
     while end > floor and "\ufffd" in tokenizer.decode(list(ids[:end])):
         end -= 1
     return list(ids[:end])
+
+
+class Engine(Protocol):
+    """What the transcriber needs from a decoder (WindowDecoder below; tests inject fakes)."""
+
+    tokenizer: object  # .decode(ids) -> str
+
+    def decode(
+        self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
+    ) -> Decoding: ...
+
+    def reset(self) -> None: ...
 
 
 class WindowDecoder:
