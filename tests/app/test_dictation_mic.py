@@ -100,7 +100,7 @@ def test_a_lost_microphone_keeps_what_was_captured_and_is_reopened(
     finally:
         player.kill()  # no-op once it has exited
         player.wait(timeout=10)
-    app.wait_for_error("input device lost", timeout=5)
+    app.wait_for_error("input device lost", timeout=15)
     cut_short = app.next_line(timeout=10)  # what was captured of sentence 2 is committed
     subprocess.run([VMIC / "start.sh"], check=True, capture_output=True, timeout=patient(120),
                    env={**os.environ, "VMIC_SKIP_INSTALL": "1"})
