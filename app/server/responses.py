@@ -39,7 +39,8 @@ def verbose(result: mq.Transcription, duration: float, words: bool = False) -> d
     body = {"task": "transcribe", "language": result.language, "duration": round(duration, 3),
             "text": result.text, "segments": segments}  # fmt: skip
     if words:
-        body["words"] = [{"word": w.text, "start": w.start, "end": w.end} for s in result.segments for w in s.words or []]
+        timed = [w for s in result.segments for w in s.words or []]
+        body["words"] = [{"word": w.text, "start": w.start, "end": w.end} for w in timed]
     return body
 
 

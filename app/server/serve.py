@@ -99,7 +99,8 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError, OSError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    print(f"model {args.model}{f' and aligner {args.aligner}' if args.aligner else ''} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    loaded = f"model {args.model}" + (f" and aligner {args.aligner}" if args.aligner else "")
+    print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
     state = ServerState(worker, model_id, has_aligner=args.aligner is not None, started=time.time(),
                         max_new_tokens=args.max_new_tokens, max_live_sessions=args.max_live_sessions)

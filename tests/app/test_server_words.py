@@ -25,7 +25,9 @@ def pcm() -> np.ndarray:
     return np.round(mq.load_audio(AUDIO / "long.wav")[: 6 * 16000] * 32768).astype(np.int16)
 
 
-def test_verbose_json_with_word_granularity_gives_the_words_the_library_times(server, listening_model, tiny_aligner, pcm):
+def test_verbose_json_with_word_granularity_gives_the_words_the_library_times(
+    server, listening_model, tiny_aligner, pcm
+):
     reference = mq.transcribe(pcm.astype(np.float32) / 32768, listening_model, max_new_tokens=MAX_NEW_TOKENS,
                               aligner=tiny_aligner)  # fmt: skip
     expected = [(w.text, w.start, w.end) for s in reference.segments for w in s.words]
