@@ -145,6 +145,7 @@ def transcribe_batch(
     sample_rate: Optional[int] = None,
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
     on_progress: Optional[Callable[[float], None]] = None,
+    on_segment: Optional[Callable[[int, Segment], None]] = None,
     aligner: Optional[ForcedAligner] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
@@ -152,7 +153,9 @@ def transcribe_batch(
 
     `language` / `context` / `options`: one for all inputs, or a list with one per input.
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
-    batch with the seconds of audio it finished. `aligner`: as in `transcribe`, for every input.
+    batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
+    each segment as its batch finishes, in order per input, times in its input (words come later:
+    the aligner runs once all are decoded). `aligner`: as in `transcribe`, for every input.
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
     if aligner is not None:
@@ -170,6 +173,8 @@ def transcribe_batch(
             offset, total = start / SAMPLE_RATE, len(waves[i]) / SAMPLE_RATE
             segment.start, segment.end = offset, offset + min(segment.end, total - offset)
             segments[i].append(segment)
+            if on_segment:
+                on_segment(i, segment)
         mx.clear_cache()  # keep memory flat across many batches
         if on_progress:
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)

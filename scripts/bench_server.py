@@ -12,9 +12,9 @@ side in one run, with live WebSocket sessions streaming in real time while the f
        time from sending a frame to the partial that covers it, p50/p95), errors; the load average
     -> a table, and --json
 
-Random weights never stop on their own: --max-new-tokens caps each chunk (default 16). Until
-mq.transcribe_batch lands, the server's engine call decodes a batch one job at a time, so on and off
-should measure the same. `--quick`: tiny model, 8 files of 10-20 s, 4 clients, 1 live session.
+Random weights never stop on their own: --max-new-tokens caps each chunk (default 16). The on lane
+decodes up to --batch-size requests in one mq.transcribe_batch call, --batch-size chunks per wave;
+live steps run between waves, so their lag is bounded by one wave. `--quick`: tiny model, 8 files of 10-20 s, 4 clients, 1 live session.
 On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0).
 """
 

@@ -117,6 +117,18 @@ def test_progress_reports_every_second_of_audio_once(tiny_model, long_clip, spee
     assert sum(done) == pytest.approx((len(long_clip) + len(speech)) / 16000)
 
 
+def test_each_segment_is_reported_once_in_order_per_input_before_the_batch_call_returns(tiny_model, long_clip, speech):
+    reported, progress = [], []
+    results = mq.transcribe_batch(
+        [long_clip, speech], tiny_model, max_new_tokens=2, chunk_seconds=6, batch_size=8,
+        on_progress=lambda seconds: progress.append(len(reported)),
+        on_segment=lambda i, segment: reported.append((i, segment)),
+    )  # fmt: skip
+    for i, result in enumerate(results):
+        assert [s for j, s in reported if j == i] == result.segments, f"input {i}: not its segments, in order"
+    assert progress == [8, 16, 20], "each batch's segments are reported as the batch finishes"
+
+
 @pytest.mark.skipif(not os.environ.get("MLX_QWEN3ASR_SLOW_TESTS"), reason="2 hours of audio: set MLX_QWEN3ASR_SLOW_TESTS=1")
 def test_two_hours_of_audio_take_no_more_memory_than_ten_minutes(tiny_model):
     rng = np.random.default_rng(0)

@@ -2,11 +2,12 @@
 
     body read -> watch: a task that reads ASGI receive() until "http.disconnect"
     await watch.result(job future) -> the result, or ClientGone when the client left first
+    await watch.first(anything awaitable) -> the same for a streamed file's next segment
 """
 
 import asyncio
 from concurrent.futures import Future
-from typing import TypeVar
+from typing import Awaitable, TypeVar
 
 from starlette.requests import Request
 
@@ -29,10 +30,15 @@ class DisconnectWatch:
             pass
 
     async def result(self, future: "Future[T]") -> T:
-        waiting = asyncio.wrap_future(future)
+        """The job's result; cancelling it when the client leaves first (a queued job is skipped)."""
+        return await self.first(asyncio.wrap_future(future))
+
+    async def first(self, awaitable: Awaitable[T]) -> T:
+        """What `awaitable` gives, or ClientGone (and it is cancelled) when the client leaves first."""
+        waiting = asyncio.ensure_future(awaitable)
         await asyncio.wait({waiting, self._task}, return_when=asyncio.FIRST_COMPLETED)
         if not waiting.done():
-            waiting.cancel()  # cancels the job's concurrent future too: the worker skips it
+            waiting.cancel()
             raise ClientGone()
         return waiting.result()
 

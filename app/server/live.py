@@ -50,7 +50,7 @@ def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
-class LiveSession:
+class LiveConnection:
     def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
         self.ws, self.worker, self.options = websocket, worker, options
         self.stream_options = StreamingOptions(max_new_tokens=max_new_tokens)
@@ -64,7 +64,7 @@ class LiveSession:
         await self.ws.send_json({"type": "session.created", "sample_rate": mq.SAMPLE_RATE,
                                  "encoding": self.options.encoding, "language": self.options.language})
         language, prompt, options = self.options.language, self.options.prompt, self.stream_options
-        create = self._on_worker(lambda m: mq.StreamingTranscriber(m, language, prompt, options=options))
+        create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, options=options))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)
@@ -183,6 +183,6 @@ async def live_endpoint(websocket: WebSocket) -> None:
         return
     state.live_sessions += 1
     try:
-        await LiveSession(websocket, state.worker, options, state.max_new_tokens).run()
+        await LiveConnection(websocket, state.worker, options, state.max_new_tokens).run()
     finally:
         state.live_sessions -= 1

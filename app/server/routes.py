@@ -1,9 +1,12 @@
 """HTTP endpoints: POST /v1/audio/transcriptions, GET /v1/models, GET /health.
 
     multipart -> read_request (fields) -> decode_audio (thread pool) -> worker.submit_files
-      -> await the job futures (cancelled when the client leaves) -> render / SSE events
+      -> await the job future (cancelled when the client leaves) -> render
+    stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE delta per
+      segment as it is decoded -> the done event with the whole text
 """
 
+import asyncio
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -13,11 +16,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.transcribe import join_texts
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
 from .responses import render, sse, text_delta, text_done
-from .transcription import FileJob, joined, stream_pieces
+from .transcription import FileJob
 from .uploads import decode_audio, read_request
 from .worker import Busy, ModelWorker
 
@@ -40,11 +44,12 @@ async def transcriptions(request: Request) -> Response:
     duration = len(wave) / mq.SAMPLE_RATE
     options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens)
     if fields.stream:
-        pieces = stream_pieces(wave)
-        futures = _submit(state.worker, [FileJob(piece, options) for _, piece in pieces])
-        offsets = [offset for offset, _ in pieces]
-        return StreamingResponse(_events(request, futures, offsets, duration), media_type="text/event-stream")
-    futures = _submit(state.worker, [FileJob(wave, options)])
+        loop, segments = asyncio.get_running_loop(), asyncio.Queue()
+        job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
+        (future,) = _submit(state.worker, [job])
+        future.add_done_callback(lambda _: loop.call_soon_threadsafe(segments.put_nowait, None))  # after them all
+        return StreamingResponse(_events(request, future, segments), media_type="text/event-stream")
+    futures = _submit(state.worker, [FileJob(wave, options, words=fields.words)])
     watch = DisconnectWatch(request)
     try:
         result = await watch.result(futures[0])
@@ -52,7 +57,7 @@ async def transcriptions(request: Request) -> Response:
         return Response(status_code=499)  # never delivered: nobody is listening
     finally:
         watch.close()
-    return render(result, fields.response_format, duration)
+    return render(result, fields.response_format, duration, fields.words)
 
 
 def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:
@@ -63,24 +68,24 @@ def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:
                        headers={"Retry-After": str(e.retry_after)}) from e
 
 
-async def _events(request: Request, futures: list, offsets: list[float], duration: float):
-    """One delta per decoded piece as soon as it is ready, then the whole text."""
-    watch, parts, text = DisconnectWatch(request), [], ""
+async def _events(request: Request, future, segments: asyncio.Queue):
+    """One delta per decoded segment with text as soon as it is ready, then the whole text."""
+    watch, decoded, text = DisconnectWatch(request), [], ""
     try:
-        for offset, future in zip(offsets, futures):
-            parts.append((offset, await watch.result(future)))
-            so_far = joined(parts, duration).text
+        while (segment := await watch.first(segments.get())) is not None:
+            decoded.append(segment)
+            so_far = join_texts(decoded)  # the library's rule: the deltas add up to the final text
             if so_far != text:
                 yield text_delta(so_far[len(text):])
                 text = so_far
-        yield text_done(text)
+        yield text_done((await watch.result(future)).text)
     except ClientGone:
         return
     except Exception as e:  # noqa: BLE001 - a failed decode ends the stream with an error event
         yield sse({"type": "error", **server_failure(e).body()})
     finally:
         watch.close()
-        cancel_all(futures)  # no-op for the finished ones
+        cancel_all([future])  # a no-op once it runs: a started batch finishes
 
 
 async def models(request: Request) -> JSONResponse:

@@ -1,7 +1,8 @@
-"""`python -m app.server --model M [--host 127.0.0.1] [--port 8000]`: load, warm up, then serve.
+"""`python -m app.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
 
     argv -> options (refuses a non-local --host without --api-key)
-    -> ModelWorker thread: mq.load + one short transcription (warm-up) -> ready
+    -> ModelWorker thread: mq.load + one short transcription (warm-up); with --aligner, mq.load of
+       the forced aligner + one short alignment -> ready
     -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
 """
 
@@ -19,6 +20,8 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 
+from .transcription import ServedModels
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 WARMUP_TOKENS = 4
 
@@ -28,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Serve OpenAI's audio transcription API and live WebSocket sessions.")
     add = parser.add_argument
     add("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
+    add("--aligner", default=None, help="a forced aligner (hub id or folder, e.g. Qwen/Qwen3-ForcedAligner-0.6B): "
+                                        "word timestamps in verbose_json")
     add("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs --api-key)")
     add("--port", type=int, default=8000)
     add("--api-key", default=os.environ.get("MLX_QWEN3ASR_API_KEY"),
@@ -53,12 +58,19 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
     return None
 
 
-def load_and_warm(model_path: str, dtype: Optional[str]) -> mq.Qwen3ASR:
+def load_and_warm(model_path: str, dtype: Optional[str], aligner_path: Optional[str] = None) -> ServedModels:
     """Runs on the worker thread: the first request then pays no compile or allocation cost."""
-    model = mq.load(model_path, dtype=dtype)
+    model, aligner = mq.load(model_path, dtype=dtype), None
+    if not isinstance(model, mq.Qwen3ASR):
+        raise ValueError(f"--model {model_path} is not a speech recognition model (a forced aligner? use --aligner)")
     noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
     mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS)
-    return model
+    if aligner_path is not None:
+        aligner = mq.load(aligner_path, dtype=dtype)
+        if not isinstance(aligner, mq.ForcedAligner):
+            raise ValueError(f"--aligner {aligner_path} is not a forced aligner (Qwen/Qwen3-ForcedAligner-0.6B)")
+        mq.align(noise, "warm up", aligner, "English")
+    return ServedModels(model, aligner)
 
 
 @releases_mlx_streams
@@ -80,17 +92,18 @@ def main(argv=None) -> int:
         return 1
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     started = time.perf_counter()
-    worker = ModelWorker(lambda: load_and_warm(args.model, args.dtype), batch_size=args.batch_size,
+    worker = ModelWorker(lambda: load_and_warm(args.model, args.dtype, args.aligner), batch_size=args.batch_size,
                          max_queue=args.max_queue)
     try:
         worker.start()
     except (FileNotFoundError, ValueError, OSError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    print(f"model {args.model} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    loaded = f"model {args.model}" + (f" and aligner {args.aligner}" if args.aligner else "")
+    print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
-    state = ServerState(worker, model_id, started=time.time(), max_new_tokens=args.max_new_tokens,
-                        max_live_sessions=args.max_live_sessions)
+    state = ServerState(worker, model_id, has_aligner=args.aligner is not None, started=time.time(),
+                        max_new_tokens=args.max_new_tokens, max_live_sessions=args.max_live_sessions)
     app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

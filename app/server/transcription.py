@@ -1,49 +1,53 @@
-"""The server's model calls: a batch of file jobs -> transcriptions, and the pieces of a streamed file.
+"""The server's model calls: a batch of file jobs -> transcriptions, in ONE engine call.
 
-    [FileJob(wave, DecodeOptions)] -> transcribe_many -> [Transcription]   (the ONE engine call)
-    wave -> stream_pieces -> [(offset seconds, piece <= 30 s)]  each piece one job, so a streamed
-            file sends the text of each piece as soon as it is decoded (and shares the queue fairly)
-    [Transcription of each piece] -> joined -> one Transcription with the segments in file time
+    [FileJob(wave, DecodeOptions, words, on_segment)]
+      -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave)
+           each finished segment -> its job's on_segment (a streamed file's SSE deltas)
+           after each wave -> between_waves() (the worker runs waiting live steps there)
+      -> jobs that asked for words: mq.align_segments with the --aligner model
+      -> [Transcription], each the one mq.transcribe(..., aligner=) gives for that job alone
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Callable, Optional
+
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.audio.split import split_audio
-from mlx_qwen3asr.transcribe import MIN_CHUNK_SECONDS, join_texts, merge_languages
+
+
+@dataclass
+class ServedModels:
+    """What the worker thread owns: the speech model, and the forced aligner when --aligner names one."""
+
+    asr: mq.Qwen3ASR
+    aligner: Optional[mq.ForcedAligner] = None
 
 
 @dataclass
 class FileJob:
     wave: np.ndarray  # 16 kHz mono float32, already checked by mq.prepare_audio
     options: mq.DecodeOptions = mq.DecodeOptions()  # language, context, max_new_tokens
+    words: bool = False  # time each word (needs ServedModels.aligner)
+    on_segment: Optional[Callable[[mq.Segment], None]] = None  # called on the worker thread, in order
 
 
-def transcribe_many(model: mq.Qwen3ASR, jobs: list[FileJob]) -> list[mq.Transcription]:
-    """Decode jobs together where the engine allows. Batching is one line away: when
-    mq.transcribe_batch lands (issue 11), the loop below becomes
-        mq.transcribe_batch([j.wave for j in jobs], model, language=[j.options.language for j in jobs],
-                            context=[j.options.context for j in jobs], batch_size=len(jobs))
-    """
-    return [mq.transcribe(job.wave, model, options=job.options) for job in jobs]
+def transcribe_many(
+    models: ServedModels, jobs: list[FileJob], batch_size: int, between_waves: Callable[[], None] = lambda: None
+) -> list[mq.Transcription]:
+    """Decode the jobs' chunks together, `batch_size` per wave; between_waves runs after each wave
+    and after each job's alignment."""
 
+    def segment_done(index: int, segment: mq.Segment) -> None:
+        if jobs[index].on_segment is not None:
+            jobs[index].on_segment(segment)
 
-def stream_pieces(wave: np.ndarray, chunk_seconds: float = 30.0) -> list[tuple[float, np.ndarray]]:
-    """The chunks mq.transcribe would decode, as (start seconds, samples); a short tail is padded
-    as transcribe pads it, so the joined pieces give transcribe's text."""
-    pieces = split_audio(wave, chunk_seconds)
-    min_samples = int(MIN_CHUNK_SECONDS * mq.SAMPLE_RATE)
-    padded = []
-    for start, chunk in pieces:
-        if len(pieces) > 1 and len(chunk) < min_samples:
-            chunk = np.pad(chunk, (0, min_samples - len(chunk)))
-        padded.append((start / mq.SAMPLE_RATE, chunk))
-    return padded
-
-
-def joined(parts: list[tuple[float, mq.Transcription]], duration: float) -> mq.Transcription:
-    """Per-piece results (start seconds, transcription) -> one transcription in file time."""
-    segments = [replace(s, start=offset + s.start, end=min(offset + s.end, duration))
-                for offset, part in parts for s in part.segments]  # fmt: skip
-    return mq.Transcription(join_texts(segments), merge_languages(segments), segments)
+    results = mq.transcribe_batch(
+        [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
+        on_segment=segment_done, on_progress=lambda seconds: between_waves(),
+    )  # fmt: skip
+    for job, result in zip(jobs, results):
+        if job.words:
+            mq.align_segments(result.segments, job.wave, models.aligner)
+            between_waves()
+    return results

@@ -57,8 +57,12 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
                             f"{', '.join(RESPONSE_FORMATS)}", param="response_format")  # fmt: skip
     words = "word" in _granularities(form)
     if words and not has_aligner:
-        raise APIError(400, "Word timestamps need a forced aligner, which this server does not have yet "
-                            "(a later --aligner option): ask for segment timestamps", param="timestamp_granularities")
+        raise APIError(400, "Word timestamps need a forced aligner: start the server with --aligner "
+                            "(e.g. Qwen/Qwen3-ForcedAligner-0.6B), or ask for segment timestamps",
+                       param="timestamp_granularities")  # fmt: skip
+    if words and response_format != "verbose_json":
+        raise APIError(400, "Word timestamps come in response_format=verbose_json only",
+                       param="timestamp_granularities")
     _check_temperature(_text(form, "temperature"))
     return TranscriptionRequest(
         audio=await upload.read(),

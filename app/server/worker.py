@@ -5,11 +5,12 @@ every model call (file batches, live steps, loading, warm-up) runs here.
     WebSocket  --call(fn)  (one step in flight per session)-------------------------------┤
                                                                          worker thread ◀──┘
         loop: the oldest live step, then up to batch_size file jobs -> transcribe_many
+              (and between the batch's waves of batch_size chunks: every live step waiting)
         results -> concurrent futures, awaited by the asyncio side (asyncio.wrap_future)
 
-Alternating keeps both kinds moving: a stream of live steps cannot starve files, nor a long file
-queue the live sessions. A client that goes away cancels its futures; cancelled jobs are skipped,
-never decoded.
+Alternating keeps both kinds moving: a stream of live steps cannot starve files, and a live step
+waits for at most one wave of file chunks, not for a whole batch of long files. A client that goes
+away cancels its futures; cancelled jobs are skipped, never decoded.
 """
 
 import collections
@@ -24,7 +25,7 @@ import mlx.core as mx
 
 import mlx_qwen3asr as mq
 
-from .transcription import FileJob, transcribe_many
+from .transcription import FileJob, ServedModels, transcribe_many
 
 T = TypeVar("T")
 COUNTS = ("decoded", "batches", "dropped", "failed", "live_steps", "dropped_live_steps")  # in /health
@@ -42,14 +43,15 @@ class Busy(Exception):
 class ModelWorker:
     def __init__(
         self,
-        load: Callable[[], mq.Qwen3ASR],
+        load: Callable[[], ServedModels],
         *,
         batch_size: int = 4,
         max_queue: int = 64,
         transcribe: Callable[..., list[mq.Transcription]] = transcribe_many,
     ):
-        """load: makes (and warms) the model on the worker thread. max_queue: requests admitted and
-        not yet answered; more get Busy. transcribe: the batch engine call (a test seam)."""
+        """load: makes (and warms) the models on the worker thread. max_queue: requests admitted and
+        not yet answered; more get Busy. transcribe(models, jobs, batch_size, between_waves): the
+        batch engine call (a test seam)."""
         self.batch_size, self.max_queue = batch_size, max_queue
         self._load, self._transcribe = load, transcribe
         self._wake = threading.Condition()
@@ -58,7 +60,7 @@ class ModelWorker:
         self._open_requests, self._stopping = 0, False
         self._seconds_per_job = 1.0  # running average, for Retry-After
         self.counts = collections.Counter(dict.fromkeys(COUNTS, 0))
-        self.model: Optional[mq.Qwen3ASR] = None
+        self.models: Optional[ServedModels] = None
         self._thread = threading.Thread(target=self._run, name="model-worker", daemon=True)
         self._ready: Future = Future()
 
@@ -94,8 +96,8 @@ class ModelWorker:
             future.add_done_callback(closed)
         return futures
 
-    def call(self, step: Callable[[mq.Qwen3ASR], T]) -> "Future[T]":
-        """Run step(model) on the worker thread, before the next file batch (live sessions)."""
+    def call(self, step: Callable[[ServedModels], T]) -> "Future[T]":
+        """Run step(models) on the worker thread before the next file batch or wave (live sessions)."""
         future: Future = Future()
         with self._wake:
             self._live.append((step, future))
@@ -110,7 +112,7 @@ class ModelWorker:
 
     def _run(self) -> None:
         try:
-            self.model = self._load()
+            self.models = self._load()
         except BaseException as e:  # noqa: BLE001 - handed to start(), which re-raises it
             self._ready.set_exception(e)
             return
@@ -150,16 +152,24 @@ class ModelWorker:
             self._count("dropped_live_steps")
             return
         try:
-            future.set_result(step(self.model))
+            future.set_result(step(self.models))
             self._count("live_steps")
         except Exception as e:  # noqa: BLE001 - not swallowed: the session awaiting it gets it
             log.exception("live step failed")
             future.set_exception(e)
 
+    def _live_turn(self) -> None:
+        """Between two waves of a file batch: the live steps waiting now (one per session at most)."""
+        with self._wake:
+            waiting = list(self._live)
+            self._live.clear()
+        for step, future in waiting:
+            self._run_live(step, future)
+
     def _run_batch(self, batch: list[tuple[FileJob, Future]]) -> None:
         start = time.perf_counter()
         try:
-            results = self._transcribe(self.model, [job for job, _ in batch])
+            results = self._transcribe(self.models, [job for job, _ in batch], self.batch_size, self._live_turn)
         except Exception as e:  # noqa: BLE001 - not swallowed: every request in the batch gets it
             log.exception("transcription failed")
             self._count("failed", len(batch))

@@ -29,7 +29,7 @@ class HeldEngine:
     def __init__(self, order: list):
         self.order, self.entered, self.release = order, threading.Event(), threading.Event()
 
-    def __call__(self, model, jobs: list[FileJob]) -> list[mq.Transcription]:
+    def __call__(self, models, jobs: list[FileJob], batch_size: int, between_waves) -> list[mq.Transcription]:
         self.order.append(f"files x{len(jobs)}")
         self.entered.set()
         assert self.release.wait(20), "the test never released the engine"
@@ -108,6 +108,26 @@ def test_live_steps_and_file_batches_take_turns():
     assert order == ["live 0", "files x2", "live 1", "files x2", "live 2", "files x1"], order
 
 
+def test_a_live_step_waits_for_one_wave_of_a_file_batch_not_for_the_whole_batch():
+    order, second_wave = [], threading.Event()
+
+    def two_waves(models, jobs, batch_size, between_waves):
+        order.append("wave 1")
+        assert second_wave.wait(10), "the test never queued its live step"
+        between_waves()
+        order.append("wave 2")
+        return [mq.Transcription("done", "English") for _ in jobs]
+
+    worker, _ = serving(two_waves)
+    files = worker.submit_files([FileJob(np.zeros(10, np.float32))])
+    wait_for(lambda: order == ["wave 1"], "the batch to start")
+    step = worker.call(lambda models: order.append("live"))
+    second_wave.set()
+    files[0].result(timeout=10), step.result(timeout=10)
+    worker.stop()
+    assert order == ["wave 1", "live", "wave 2"], order
+
+
 def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
     engine = HeldEngine([])
     engine.release.set()
@@ -136,7 +156,7 @@ def test_binding_a_network_address_without_an_api_key_is_refused(capsys):
 def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works():
     calls = []
 
-    def fails_once(model, jobs):
+    def fails_once(models, jobs, batch_size, between_waves):
         calls.append(len(jobs))
         if len(calls) == 1:
             raise RuntimeError("out of memory")

@@ -13,7 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 WRAPPERS = sorted((ROOT / "scripts").glob("*.sh"))
-ENTRY_WRAPPERS = {"run.sh": "mlx_qwen3asr", "dictate.sh": "mlx_qwen3asr_app", "convert.sh": "mlx_qwen3asr.convert.cli"}
+ENTRY_WRAPPERS = {"run.sh": "mlx_qwen3asr", "dictate.sh": "mlx_qwen3asr_app", "convert.sh": "mlx_qwen3asr.convert.cli",
+                  "serve.sh": "mlx_qwen3asr_app.server"}
 
 
 @pytest.mark.parametrize("name, module", ENTRY_WRAPPERS.items())
@@ -22,7 +23,7 @@ def test_each_command_has_a_wrapper_that_sets_up_and_runs_it(name, module):
     assert (ROOT / "scripts" / name).stat().st_mode & 0o111, f"scripts/{name} must be executable"
     assert 'source "$(dirname "$0")/env.sh"' in script, f"scripts/{name} must set up .venv (and OpenBLAS) first"
     assert f'exec "$PYTHON" -m {module} "$@"' in script, f"scripts/{name} must run {module} with every argument"
-    in_tree = "app" if module == "mlx_qwen3asr_app" else module  # installed name -> this checkout's folder
+    in_tree = re.sub(r"^mlx_qwen3asr_app\b", "app", module)  # installed name -> this checkout's folder
     run = subprocess.run([sys.executable, "-m", in_tree, "--help"], capture_output=True, text=True, timeout=60,
                          cwd=ROOT)
     assert run.returncode == 0 and "usage:" in run.stdout, f"{module} --help: {run.stderr}"
