@@ -16,6 +16,14 @@ import os
 import sys
 
 OPENBLAS_PATHS = ("/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0")
+# The BLAS libraries a Linux process can preload, by name, with the environment each needs.
+LIBRARIES = {
+    "openblas": OPENBLAS_PATHS,
+    "mkl": (os.path.join(sys.prefix, "lib", "libmkl_rt.so.3"),),  # PyPI `mkl`, in this environment
+    "blis": ("/usr/lib/x86_64-linux-gnu/libblis.so.4", "/usr/lib/aarch64-linux-gnu/libblis.so.4"),
+}
+LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its threading at run time
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
 SHOW_FLAG = "MLX_QWEN3ASR_SHOW_BLAS"  # "1": print the BLAS in use to stderr (tests, diagnosis)
 SLOW_BLAS_WARNING = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install "
@@ -43,6 +51,22 @@ def global_cblas() -> str:
     if not process.dladdr(address, ctypes.byref(info)) or not info.dli_fname:
         return ""
     return os.fsdecode(info.dli_fname)
+
+
+def installed_library(name: str) -> str:
+    """The path of BLAS `name` (a key of LIBRARIES) on this machine, or "" when it is not installed."""
+    return next((path for path in LIBRARIES[name] if os.path.exists(path)), "")
+
+
+def preload_environment(name: str, base: dict) -> dict:
+    """`base` with BLAS `name` preloaded (any other preload dropped); "reference" preloads nothing."""
+    env = {k: v for k, v in base.items() if k != "LD_PRELOAD"}
+    if name == "reference":
+        return env
+    path = installed_library(name)
+    if not path:
+        raise FileNotFoundError(f"BLAS {name!r} is not installed (looked for {', '.join(LIBRARIES[name])})")
+    return {**env, "LD_PRELOAD": path, **LIBRARY_ENV.get(name, {})}
 
 
 def ensure_fast_blas() -> None:
