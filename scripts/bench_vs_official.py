@@ -45,6 +45,7 @@ console = Console(width=170)
 
 @dataclass
 class Stage:
+    key: str  # for --stages
     name: str
     request: dict
     sides: str = "all"  # "all", or "official": a variant only the official side has
@@ -61,14 +62,15 @@ class Side:
 
 
 def stages(args: argparse.Namespace) -> list[Stage]:
-    out = [Stage(f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s}) for s in args.seconds]
+    out = [Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s})
+           for s in args.seconds]
     out += [
-        Stage("prefill, LM head on the last position", {"stage": "prefill", "head": "last"}),
-        Stage("prefill, LM head on every position", {"stage": "prefill", "head": "all"}),
-        Stage("decode, ms per token", {"stage": "decode", "tokens": args.decode_tokens}, unit="ms"),
-        Stage("decode, ms per token, its generate()", {"stage": "decode", "tokens": args.decode_tokens,
-                                                        "way": "generate"}, sides="official", unit="ms"),
-        Stage(f"end to end, 10 s clip, {args.e2e_tokens} tokens",
+        Stage("prefill", "prefill, LM head on the last position", {"stage": "prefill", "head": "last"}),
+        Stage("prefill_all", "prefill, LM head on every position", {"stage": "prefill", "head": "all"}),
+        Stage("decode", "decode, ms per token", {"stage": "decode", "tokens": args.decode_tokens}, unit="ms"),
+        Stage("decode_generate", "decode, ms per token, its generate()",
+              {"stage": "decode", "tokens": args.decode_tokens, "way": "generate"}, sides="official", unit="ms"),
+        Stage("e2e", f"end to end, 10 s clip, {args.e2e_tokens} tokens",
               {"stage": "end_to_end", "seconds": 10.0, "tokens": args.e2e_tokens}),
     ]
     return out
@@ -129,7 +131,8 @@ def summarize(stage: Stage, sides: list[Side]) -> dict:
         values = [r["value"] for r in timed]
         row = {"median": statistics.median(values), "min": min(values), "max": max(values),
                "load1": statistics.median(r["load1"] for r in timed),
-               "others": statistics.median(r["others"] for r in timed), "values": values}
+               "others": statistics.median(r["others"] for r in timed), "values": values,
+               "cpu_seconds": statistics.median(r["reply"]["cpu_seconds"] for r in timed)}
         if base is None:
             base = {r["round"]: r["value"] for r in timed}
         else:  # per-round ratio: both measured back to back, under the same load
@@ -191,7 +194,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
     parser.add_argument("--e2e-tokens", type=int, default=None, help="default 64, quick 8")
-    parser.add_argument("--stages", help="only the stages whose name contains one of these comma-separated words")
+    parser.add_argument("--stages", help="comma list of encoder10, encoder60, prefill, prefill_all, decode, "
+                        "decode_generate, e2e (default: all)")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
     parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
     args = parser.parse_args(argv)
@@ -214,7 +218,7 @@ def run(args: argparse.Namespace) -> dict:
     checkpoint = ensure_checkpoint(args.cache_dir, args.quick)
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
-    plan = [s for s in stages(args) if not args.stages or any(w in s.name for w in args.stages.split(","))]
+    plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
     workers = {}
     try:
         for side in sides:
