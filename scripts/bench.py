@@ -12,8 +12,9 @@
 
 Every time is the median of --runs runs after --warmup runs. On a shared machine only ratios
 measured side by side in one run mean much. `--quick` uses the tiny test config and small sizes.
-On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0): the mlx[cpu]
-wheel links a reference BLAS that is ~60x slower.
+On Linux preload the BLAS that mlx_qwen3asr/blas.py chooses (scripts/env.sh does; by hand:
+eval "$(.venv/bin/python mlx_qwen3asr/blas.py)"): the mlx[cpu] wheel links a reference BLAS that is
+~60x slower.
 """
 
 import argparse
