@@ -3,6 +3,7 @@
 import mlx.core as mx
 import numpy as np
 
+import mlx_qwen3asr as mq
 from mlx_qwen3asr.model.step import DecodeStep
 
 
@@ -50,3 +51,10 @@ def test_a_compiled_step_after_a_trim_ignores_the_forgotten_slots(tiny_model):
     plain = tiny_model.logits(tiny_model.model(embeddings[:, 30:31], fresh))
     np.testing.assert_allclose(np.array(compiled), np.array(plain), atol=1e-4, err_msg="stale slots leaked in")
     assert cache[0].offset == 31, f"the cache must advance by one slot, got {cache[0].offset}"
+
+
+def test_the_fused_kernel_branch_used_on_gpus_and_in_half_precision_gives_the_plain_tokens(tiny_checkpoint):
+    model = mq.load(tiny_checkpoint, dtype="float16")  # float16 takes mx.fast.scaled_dot_product_attention
+    embeddings = model.embed(mx.array(np.random.default_rng(2).integers(0, 151000, size=30)))
+    plain = plain_tokens(model, embeddings, model.make_cache(), 20)
+    assert compiled_tokens(model, embeddings, model.make_cache(), 20) == plain, "half-precision step differs"
