@@ -1,25 +1,40 @@
-"""The CPU backend's BLAS: never run on the slow one silently.
+"""The CPU backend's BLAS on Linux: the fastest one installed, never the slow one silently.
 
     entry point main() -> ensure_fast_blas()
-        not Linux, or OpenBLAS preloaded (or otherwise global)       -> nothing to do
-        OpenBLAS installed (Debian/Ubuntu path), not tried yet       -> re-execute this same command
-                                                                        with it in LD_PRELOAD
-        otherwise                                                    -> one warning with the fix
+        not Linux, or a known BLAS already preloaded (a user's choice)   -> nothing to do
+        the first of PREFERENCE installed, not tried yet                  -> re-execute this same command
+                                                                             with it in LD_PRELOAD
+        otherwise                                                         -> one warning with the fix
+    scripts/env.sh (run.sh, test.sh) -> `python mlx_qwen3asr/blas.py` -> the same choice as shell exports
 
 The mlx[cpu] wheel for Linux bundles the reference BLAS: one clip took 50.8 s on it and 10.0 s
 with OpenBLAS preloaded. Preloading is the only way to swap it, and a preload takes effect only
 when a process starts, hence the re-exec (guarded by REEXEC_FLAG so it happens at most once).
+Why MKL first on x86-64: decoding is most of a transcription's time, and MKL runs its one-row
+products ~1.4x faster than Debian's OpenBLAS 0.3.21 (docs/performance.md has the measurements).
 """
 
 import ctypes
 import os
+import site
 import sys
 
 OPENBLAS_PATHS = ("/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0")
+# The BLAS libraries a Linux process can preload, by name, with the environment each needs.
+LIBRARIES = {
+    "openblas": OPENBLAS_PATHS,
+    # PyPI `mkl` (a Linux x86-64 dependency), in this environment or in the user's site
+    "mkl": tuple(os.path.join(base, "lib", "libmkl_rt.so.3") for base in (sys.prefix, site.getuserbase())),
+    "blis": ("/usr/lib/x86_64-linux-gnu/libblis.so.4", "/usr/lib/aarch64-linux-gnu/libblis.so.4"),
+}
+PREFERENCE = ("mkl", "openblas")  # the first one installed is used
+LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its threading at run time
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
 SHOW_FLAG = "MLX_QWEN3ASR_SHOW_BLAS"  # "1": print the BLAS in use to stderr (tests, diagnosis)
 SLOW_BLAS_WARNING = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install "
-                     "OpenBLAS (sudo apt install libopenblas0-pthread); it is then used automatically")
+                     "MKL (pip install mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then "
+                     "used automatically")
 
 
 class _DlInfo(ctypes.Structure):
@@ -45,6 +60,31 @@ def global_cblas() -> str:
     return os.fsdecode(info.dli_fname)
 
 
+def installed_library(name: str) -> str:
+    """The path of BLAS `name` (a key of LIBRARIES) on this machine, or "" when it is not installed."""
+    return next((path for path in LIBRARIES[name] if os.path.exists(path)), "")
+
+
+def chosen_library() -> str:
+    """The name of the BLAS this machine should use (the first of PREFERENCE installed), or ""."""
+    return next((name for name in PREFERENCE if installed_library(name)), "")
+
+
+def preload_environment(name: str, base: dict) -> dict:
+    """`base` with BLAS `name` preloaded first in LD_PRELOAD (any other BLAS there dropped, other
+    preloads kept) and the variables it needs; "reference" preloads no BLAS."""
+    known = {path for paths in LIBRARIES.values() for path in paths}
+    others = [p for p in base.get("LD_PRELOAD", "").split(":") if p and p not in known]
+    env = {k: v for k, v in base.items() if k != "LD_PRELOAD"}
+    if name != "reference":
+        path = installed_library(name)
+        if not path:
+            raise FileNotFoundError(f"BLAS {name!r} is not installed (looked for {', '.join(LIBRARIES[name])})")
+        others.insert(0, path)
+        env.update(LIBRARY_ENV.get(name, {}))
+    return {**env, "LD_PRELOAD": ":".join(others)} if others else env
+
+
 def ensure_fast_blas() -> None:
     """Call first thing in a command-line entry point (it may replace the process)."""
     if not sys.platform.startswith("linux"):
@@ -52,13 +92,26 @@ def ensure_fast_blas() -> None:
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":
         print(f"blas: {in_use or 'reference'}", file=sys.stderr)
-    if "openblas" in in_use:
+    if any(os.path.basename(path) in in_use for paths in LIBRARIES.values() for path in paths):
         return
-    installed = next((path for path in OPENBLAS_PATHS if os.path.exists(path)), None)
-    if installed and not os.environ.get(REEXEC_FLAG):
-        preload = os.environ.get("LD_PRELOAD")
-        env = {**os.environ, REEXEC_FLAG: "1", "LD_PRELOAD": installed + (f":{preload}" if preload else "")}
+    name = chosen_library()
+    if name and not os.environ.get(REEXEC_FLAG):
+        env = {**preload_environment(name, dict(os.environ)), REEXEC_FLAG: "1"}
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, sys.orig_argv, env)
     print(SLOW_BLAS_WARNING, file=sys.stderr)
+
+
+def shell_exports() -> str:
+    """The chosen BLAS's environment as `export` lines for scripts/env.sh (nothing when none is)."""
+    name = chosen_library()
+    if not name:
+        print(SLOW_BLAS_WARNING, file=sys.stderr)
+        return ""
+    env = preload_environment(name, {"LD_PRELOAD": os.environ.get("LD_PRELOAD", "")})
+    return "".join(f"export {key}='{value}'\n" for key, value in env.items())
+
+
+if __name__ == "__main__":  # run as a file by scripts/env.sh: no package import, no MLX
+    sys.stdout.write(shell_exports())

@@ -1,4 +1,4 @@
-"""Speed benchmark: our pipeline against the machine's limit and the official implementation.
+"""Speed benchmark: our pipeline against the machine's limit (the bare matrix products).
 
     random-weight checkpoint with the real 0.6B config.json (built once in --cache-dir)
     -> per dtype (float32; on a GPU also float16 and the default 4-bit convert recipe):
@@ -6,14 +6,15 @@
        prompt, decode ms/token over a fixed count (EOS ignored), transcribe() of a 10 s clip
     -> the limit (bench_limits.py): the same weights' bare matmuls in one graph (decode step,
        prefill, encoder with its conv stem as GEMMs); our time / that time = overhead factor
-    -> the official implementation (--official-python, a torch + qwen-asr environment) in a
-       subprocess on the same checkpoint, as ratios
+    (the official implementation, and our side under other BLAS libraries or at older commits, are
+     compared in scripts/bench_vs_official.py: alternating runs, the load recorded)
     -> a rich table and a JSON file (--json)
 
-Every time is the median of --runs runs after --warmup runs. On a shared machine only the ratios
+Every time is the median of --runs runs after --warmup runs. On a shared machine only ratios
 measured side by side in one run mean much. `--quick` uses the tiny test config and small sizes.
-On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0): the mlx[cpu]
-wheel links a reference BLAS that is ~60x slower.
+On Linux preload the BLAS that mlx_qwen3asr/blas.py chooses (scripts/env.sh does; by hand:
+eval "$(.venv/bin/python mlx_qwen3asr/blas.py)"): the mlx[cpu] wheel links a reference BLAS that is
+~60x slower.
 """
 
 import argparse
@@ -21,7 +22,6 @@ import json
 import platform
 import resource
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -140,25 +140,6 @@ def bench_ours(model, args: argparse.Namespace) -> dict:
     return out
 
 
-def run_official(python: Optional[str], checkpoint: Path, args: argparse.Namespace) -> Optional[dict]:
-    """The official implementation's times, from scripts/bench_official.py in its own environment."""
-    if not python:
-        console.print("note: official implementation skipped (pass --official-python PATH)")
-        return None
-    check = "import importlib.util, torch; assert importlib.util.find_spec('qwen_asr')"
-    probe = subprocess.run([python, "-c", check], capture_output=True, text=True)
-    if probe.returncode != 0:
-        console.print(f"note: official implementation skipped: {python} cannot import torch + qwen_asr")
-        return None
-    command = [python, str(ROOT / "scripts" / "bench_official.py"), str(checkpoint), "--runs", str(args.runs),
-               "--warmup", str(args.warmup), "--decode-tokens", str(args.decode_tokens), "--seconds"]
-    command += [f"{s:g}" for s in args.seconds if s <= 60]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout)
-
-
 def memory_mb() -> dict:
     return {
         "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -193,50 +174,37 @@ def bench_dtype(folder: Path, dtype: str, args: argparse.Namespace) -> dict:
     return ours
 
 
-def ratio(a: Optional[float], b: Optional[float]) -> str:
-    return f"{a / b:.2f}x" if a and b else "-"
-
-
-def add_rows(table: Table, dtype: str, ours: dict, official: Optional[dict]) -> None:
-    """One block of rows per dtype: time, the limit, overhead vs target, official and its ratio."""
+def add_rows(table: Table, dtype: str, ours: dict) -> None:
+    """One block of rows per dtype: time, the limit, overhead vs target."""
     limit, over = ours["limit"], ours["overhead"]
-    off = official if dtype == "float32" and official else {}
     base = min(ours["encoder_per_audio_second"].values())
     for key, secs in ours["encoder"].items():
         per_second = ours["encoder_per_audio_second"][key]
         is_prompt = key == next(iter(ours["encoder"]))
-        official_s = off.get("encoder", {}).get(key)
         table.add_row(
             dtype, f"front end + encoder {key} s", f"{secs * 1000:.0f} ms",
             f"{limit['encoder'] * 1000:.0f} ms" if is_prompt else f"{per_second / base:.2f}x per audio s",
             f"{over['encoder']:.2f}x (≤{TARGETS['encoder']})" if is_prompt else "",
-            f"{official_s * 1000:.0f} ms" if official_s else "-", ratio(official_s, secs),
         )
     table.add_row(
         dtype, f"prefill ({ours['prefill_tokens']} tokens)", f"{ours['prefill'] * 1000:.0f} ms",
         f"{limit['prefill'] * 1000:.0f} ms", f"{over['prefill']:.2f}x (≤{TARGETS['prefill']})",
-        f"{off['prefill'] * 1000:.0f} ms" if off else "-", ratio(off.get("prefill"), ours["prefill"]),
     )
     table.add_row(
         dtype, "decode per token", f"{ours['decode_ms_per_token']:.1f} ms",
         f"{limit['decode_ms_per_token']:.1f} ms", f"{over['decode']:.2f}x (≤{TARGETS['decode']})",
-        f"{off['decode_ms_per_token']:.1f} ms" if off else "-",
-        ratio(off.get("decode_ms_per_token"), ours["decode_ms_per_token"]),
     )
-    table.add_row(dtype, "transcribe 10 s clip", f"{ours['transcribe'] * 1000:.0f} ms", "", "", "", "")
+    table.add_row(dtype, "transcribe 10 s clip", f"{ours['transcribe'] * 1000:.0f} ms", "", "")
     mem = ours["memory"]
-    table.add_row(
-        dtype, "peak memory", f"RSS {mem['rss_peak_mb']:.0f} MB, MLX {mem['mlx_peak_mb']:.0f} MB", "", "",
-        f"RSS {off['rss_peak_mb']:.0f} MB" if off else "-", "",
-    )
+    table.add_row(dtype, "peak memory", f"RSS {mem['rss_peak_mb']:.0f} MB, MLX {mem['mlx_peak_mb']:.0f} MB", "", "")
 
 
 def print_report(results: dict) -> None:
     table = Table(title=f"mlx-qwen3asr speed: {results['checkpoint_config']} config, random weights")
-    for column in ("dtype", "stage", "ours", "the limit (bare matmuls)", "overhead (target)", "official", "official / ours"):
+    for column in ("dtype", "stage", "ours", "the limit (bare matmuls)", "overhead (target)"):
         table.add_column(column)
     for dtype, ours in results["dtypes"].items():
-        add_rows(table, dtype, ours, results["official"])
+        add_rows(table, dtype, ours)
     console.print(table)
     console.print(f"BLAS: {', '.join(results['blas']) or 'none found in /proc/self/maps'}")
     for note in results["notes"]:
@@ -255,7 +223,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=None, help="timed runs per measurement (default 5, quick 2)")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
-    parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
     parser.add_argument("--json", type=Path, default=Path("bench.json"))
     args = parser.parse_args()
     args.runs = args.runs or (2 if args.quick else 5)
@@ -291,7 +258,7 @@ def main() -> None:
         "decode_tokens": args.decode_tokens,
         "dtypes": {dtype: bench_dtype(folder, dtype, args) for dtype in chosen_dtypes(args, notes)},
     }
-    results["official"] = run_official(args.official_python, folder, args)
+    results["official"] = None  # see scripts/bench_vs_official.py
     args.json.write_text(json.dumps(results, indent=2))
     print_report(results)
     console.print(f"wrote {args.json}")

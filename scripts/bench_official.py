@@ -1,115 +1,121 @@
-"""The official Qwen3-ASR implementation's side of scripts/bench.py, run in its own environment.
+"""The official side of scripts/bench_vs_official.py, run as a worker in its own torch environment.
 
-    python bench_official.py CHECKPOINT --seconds 10 60 --decode-tokens 32 --runs 3 --warmup 1
-    -> one JSON object on stdout: {"encoder": {"10": s, ...}, "prefill": s, "prefill_tokens": n,
-       "decode_ms_per_token": ms, "rss_peak_mb": mb, "torch": version, "threads": n}
+    python bench_official.py CHECKPOINT --threads 2   (started by the driver; needs torch + qwen-asr)
+    -> ready: {"side": "official", "dtypes": ["torch.float32"], "prefill_tokens": n, "torch": version,
+               "threads": n}; it refuses to start unless every parameter really is float32
+    -> requests, the same as our side's (bench_ours.py):
+       encoder(seconds)            processor (log-mel) + get_audio_features        -> seconds
+       prefill(head)               thinker.model over the 10 s prompt's embeddings, then lm_head
+                                   over the last position ("last", our way) or all ("all", its way)
+       decode(tokens, way)         way "step": its thinker stepped on its KV cache (a bare loop like
+                                   ours); way "generate": (generate(tokens) - generate(1)) / (tokens - 1)
+       end_to_end(seconds, tokens) processor + generate(exactly `tokens` tokens) + decode to text
 
-Needs torch + qwen-asr (a dev-only environment); scripts/bench.py starts it as a subprocess so that
-torch never enters the project's own process. Timings are medians after warm-up, float32, CPU.
-The encoder runs as shipped: on the CPU it attends across the whole clip, not within 104-token
-windows (QwenLM/Qwen3-ASR issue 213), which costs it more than windows would above ~8 s.
+torch never enters the project's own processes. The encoder runs as shipped: on the CPU it attends
+across the whole clip, not within 104-token windows (QwenLM/Qwen3-ASR issue 213): the same result
+below 8 s, more work above.
 """
 
 import argparse
-import json
-import resource
-import statistics
 import sys
 import time
 import types
-from typing import Callable
 
-import numpy as np
 import torch
+from bench_protocol import clip, serve
 
-SAMPLE_RATE = 16000
+PROMPT_SECONDS = 10.0
 
 
-def median_time(fn: Callable[[], object], runs: int, warmup: int) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
+class Official:
+    def __init__(self, checkpoint: str):
+        if "nagisa" not in sys.modules:  # imported by the unused forced aligner; needs DyNet
+            sys.modules["nagisa"] = types.ModuleType("nagisa")
+        import qwen_asr
+
+        self.asr = qwen_asr.Qwen3ASRModel.from_pretrained(checkpoint, dtype=torch.float32)
+        self.asr.model.eval()
+        self.thinker = self.asr.model.thinker
+        dtypes = {p.dtype for p in self.asr.model.parameters()}
+        if dtypes != {torch.float32}:
+            raise SystemExit(f"official weights are {sorted(map(str, dtypes))}, not float32: not the same work")
+        with torch.inference_mode():
+            self.inputs = self._inputs(clip(PROMPT_SECONDS))
+            self.embeddings = self._prompt_embeddings(self.inputs)
+
+    def _inputs(self, wave) -> dict:
+        text = self.asr._build_text_prompt(context="", force_language=None)
+        return self.asr.processor(text=[text], audio=[wave], return_tensors="pt", padding=True).to(torch.float32)
+
+    def _audio_features(self, wave) -> torch.Tensor:
+        inputs = self._inputs(wave)
+        return self.thinker.get_audio_features(
+            inputs["input_features"], feature_attention_mask=inputs["feature_attention_mask"])
+
+    def _prompt_embeddings(self, inputs: dict) -> torch.Tensor:
+        features = self._audio_features(clip(PROMPT_SECONDS))
+        embeds = self.thinker.get_input_embeddings()(inputs["input_ids"])
+        is_audio = inputs["input_ids"][0] == self.thinker.config.audio_token_id
+        embeds[0, is_audio] = features.to(embeds.dtype)
+        return embeds
+
+    def ready(self) -> dict:
+        return {"side": "official", "dtypes": ["float32"], "prefill_tokens": int(self.embeddings.shape[1]),
+                "torch": torch.__version__, "threads": torch.get_num_threads()}
+
+    @torch.inference_mode()
+    def encoder(self, seconds: float) -> dict:
+        wave = clip(seconds)
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        self._audio_features(wave)
+        return {"seconds": time.perf_counter() - start}
 
+    @torch.inference_mode()
+    def prefill(self, head: str) -> dict:
+        start = time.perf_counter()
+        hidden = self.thinker.model(inputs_embeds=self.embeddings, use_cache=True).last_hidden_state
+        self.thinker.lm_head(hidden[:, -1:] if head == "last" else hidden)
+        return {"seconds": time.perf_counter() - start}
 
-def load_official(checkpoint: str):
-    if "nagisa" not in sys.modules:  # imported by the unused forced aligner; needs DyNet
-        sys.modules["nagisa"] = types.ModuleType("nagisa")
-    import qwen_asr
+    @torch.inference_mode()
+    def decode(self, tokens: int, way: str = "step") -> dict:
+        if way == "generate":
+            one, many = self._generate_seconds(1), self._generate_seconds(tokens)
+            return {"ms_per_token": 1000 * (many - one) / (tokens - 1)}
+        out = self.thinker.model(inputs_embeds=self.embeddings, use_cache=True)
+        cache = out.past_key_values
+        token = self.thinker.lm_head(out.last_hidden_state[:, -1:]).argmax(-1)
+        start = time.perf_counter()
+        for _ in range(tokens):
+            out = self.thinker.model(inputs_embeds=self.thinker.get_input_embeddings()(token),
+                                     past_key_values=cache, use_cache=True)
+            token = self.thinker.lm_head(out.last_hidden_state[:, -1:]).argmax(-1)
+            token.item()  # the next step needs the token on the host, as in any greedy loop
+        return {"ms_per_token": 1000 * (time.perf_counter() - start) / tokens}
 
-    asr = qwen_asr.Qwen3ASRModel.from_pretrained(checkpoint, dtype=torch.float32)
-    asr.model.eval()
-    return asr
+    def _generate_seconds(self, tokens: int) -> float:
+        start = time.perf_counter()
+        self.asr.model.generate(**self.inputs, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False)
+        return time.perf_counter() - start
 
-
-def clip(seconds: float) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    return (0.1 * rng.standard_normal(int(seconds * SAMPLE_RATE))).astype(np.float32)
-
-
-def inputs_for(asr, wave: np.ndarray) -> dict:
-    text = asr._build_text_prompt(context="", force_language=None)
-    return asr.processor(text=[text], audio=[wave], return_tensors="pt", padding=True).to(torch.float32)
-
-
-def front_end_and_encoder(asr, wave: np.ndarray) -> torch.Tensor:
-    inputs = inputs_for(asr, wave)
-    return asr.model.thinker.get_audio_features(
-        inputs["input_features"], feature_attention_mask=inputs["feature_attention_mask"]
-    )
-
-
-def prompt_embeddings(asr, inputs: dict) -> torch.Tensor:
-    thinker = asr.model.thinker
-    features = front_end_and_encoder(asr, clip(10))
-    embeds = thinker.get_input_embeddings()(inputs["input_ids"])
-    is_audio = inputs["input_ids"][0] == thinker.config.audio_token_id
-    embeds[0, is_audio] = features.to(embeds.dtype)
-    return embeds
-
-
-def prefill(asr, embeds: torch.Tensor) -> torch.Tensor:
-    """The official prefill: the text model over the prompt, then the LM head over every position."""
-    thinker = asr.model.thinker
-    hidden = thinker.model(inputs_embeds=embeds, use_cache=True).last_hidden_state
-    return thinker.lm_head(hidden)
-
-
-def generate_fixed(asr, inputs: dict, n_tokens: int) -> None:
-    asr.model.generate(**inputs, max_new_tokens=n_tokens, min_new_tokens=n_tokens, do_sample=False)
+    @torch.inference_mode()
+    def end_to_end(self, seconds: float, tokens: int) -> dict:
+        start = time.perf_counter()
+        inputs = self._inputs(clip(seconds))
+        out = self.asr.model.generate(**inputs, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False)
+        new = out.sequences[:, inputs["input_ids"].shape[1]:]
+        text = self.asr.processor.batch_decode(new, skip_special_tokens=True)[0]
+        return {"seconds": time.perf_counter() - start, "tokens": int(new.shape[1]), "chars": len(text)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint")
-    parser.add_argument("--seconds", type=float, nargs="+", default=[10.0, 60.0])
-    parser.add_argument("--decode-tokens", type=int, default=32)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--threads", type=int, required=True)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    asr = load_official(args.checkpoint)
-    result = {"torch": torch.__version__, "threads": args.threads, "encoder": {}}
-    with torch.inference_mode():
-        for seconds in args.seconds:
-            wave = clip(seconds)
-            result["encoder"][f"{seconds:g}"] = median_time(
-                lambda: front_end_and_encoder(asr, wave), args.runs, args.warmup
-            )
-        inputs = inputs_for(asr, clip(10))
-        embeds = prompt_embeddings(asr, inputs)
-        result["prefill_tokens"] = int(embeds.shape[1])
-        result["prefill"] = median_time(lambda: prefill(asr, embeds), args.runs, args.warmup)
-        one = median_time(lambda: generate_fixed(asr, inputs, 1), args.runs, args.warmup)
-        many = median_time(lambda: generate_fixed(asr, inputs, args.decode_tokens), args.runs, args.warmup)
-        result["decode_ms_per_token"] = 1000 * (many - one) / (args.decode_tokens - 1)
-    result["rss_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    json.dump(result, sys.stdout)
+    side = Official(args.checkpoint)
+    serve(side, side.ready())
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 #   - Debian/Ubuntu (as root): system packages via apt-get: OpenBLAS, PortAudio, ffmpeg; for the tests
 #     espeak-ng, sox, tmux and the virtual microphone's PulseAudio + ALSA plugin (tests never install)
 #   - a virtual environment in .venv with the package installed in editable mode (+ test extras)
-#   - on Linux, OpenBLAS preloaded: the mlx[cpu] wheel links a reference BLAS (~4 GFLOP/s vs ~250)
+#   - on Linux, the fastest BLAS installed preloaded (MKL from the venv on x86-64, else OpenBLAS; the
+#     choice is mlx_qwen3asr/blas.py's): the mlx[cpu] wheel links a reference BLAS (~4 GFLOP/s vs ~250)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${MLX_QWEN3ASR_VENV:-$ROOT/.venv}"
@@ -31,15 +32,14 @@ ensure_venv() {
   rm -f "$VENV"/.installed-* && touch "$stamp"
 }
 
-preload_openblas() {
+preload_blas() {
   [ "$(uname -s)" = Linux ] || return 0
-  for lib in /usr/lib/x86_64-linux-gnu/libopenblas.so.0 /usr/lib/aarch64-linux-gnu/libopenblas.so.0; do
-    if [ -f "$lib" ]; then export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"; return 0; fi
-  done
-  echo "note: OpenBLAS not found; MLX on Linux will use its slow reference BLAS" >&2
+  local exports
+  exports="$("$VENV/bin/python" "$ROOT/mlx_qwen3asr/blas.py")"
+  eval "$exports"
 }
 
 ensure_debian_packages
 ensure_venv
-preload_openblas
+preload_blas
 PYTHON="$VENV/bin/python"

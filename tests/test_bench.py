@@ -1,6 +1,7 @@
 """The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
 for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after, bench_batch.py
-checks that every batch size decodes the same tokens."""
+checks that every batch size decodes the same tokens, bench_vs_official.py alternates its sides and
+records the load."""
 
 import json
 import os
@@ -18,7 +19,7 @@ def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
-    assert report["official"] is None, "the official implementation runs only with --official-python"
+    assert report["official"] is None, "the official comparison lives in bench_vs_official.py"
     assert "blas" in report and report["checkpoint_config"] == "tiny", f"bad header: {report.keys()}"
     assert list(report["dtypes"]) == ["float32", "4bit"]
     for dtype, ours in report["dtypes"].items():
@@ -75,3 +76,25 @@ def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
     assert all(t > 0 for times in report["times"].values() for t in times), report["times"]
     assert len(report["load"]) == 2, "one load average per timed run"
     assert "ours windowed" in done.stdout and "load average" in done.stdout, done.stdout
+
+
+def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_busy_background(tmp_path):
+    out = tmp_path / "vs.json"
+    command = [sys.executable, str(ROOT / "scripts" / "bench_vs_official.py"), "--quick",
+               "--sides", "ours,ours:reference", "--runs", "2", "--warmup", "0", "--busy",
+               "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, f"bench_vs_official.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text())
+    assert report["case"].startswith("busy: background load 2 processes x 75% of a core"), report["case"]
+    assert report["sides"]["ours:reference"]["blas"] == "reference", report["sides"]
+    records = sorted((r for side in report["records"].values() for r in side), key=lambda r: r["order"])
+    by_order = {r["order"]: label for label, side in report["records"].items() for r in side}
+    sequence = [by_order[r["order"]] for r in records]
+    assert sequence == ["ours", "ours:reference"] * (len(records) // 2), f"sides not alternated: {sequence}"
+    for r in records:
+        assert r["value"] > 0 and r["load1"] >= 0 and 0 <= r["others"] <= r["busy"] <= 1, f"bad record {r}"
+    stages = [s for s, rows in report["summary"].items() if rows]
+    assert len(stages) == 6 and all(len(report["summary"][s]) == 2 for s in stages), report["summary"].keys()
+    assert "ours:reference / ours" in done.stdout and "peak RSS" in done.stdout, done.stdout[-3000:]

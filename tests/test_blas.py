@@ -1,4 +1,5 @@
-"""The command lines never run on MLX's slow reference BLAS silently (Linux CPU backend)."""
+"""The command lines never run on MLX's slow reference BLAS silently (Linux CPU backend): they restart
+themselves with the preferred BLAS installed (MKL on x86-64, else OpenBLAS), or say how to get one."""
 
 import os
 import subprocess
@@ -7,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mlx_qwen3asr.blas import OPENBLAS_PATHS
+from mlx_qwen3asr.blas import chosen_library, installed_library
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY_POINTS = ["mlx_qwen3asr", "app", "mlx_qwen3asr.convert.cli"]
-INSTALLED = next((p for p in OPENBLAS_PATHS if os.path.exists(p)), None)
+INSTALLED = installed_library(chosen_library()) if chosen_library() else None
 
 
 def _run(module: str, **env: str) -> subprocess.CompletedProcess:
@@ -25,22 +26,31 @@ LINUX = sys.platform.startswith("linux")  # elsewhere MLX uses Accelerate / the 
 
 
 @pytest.mark.parametrize("module", ENTRY_POINTS)
-def test_an_entry_point_started_without_openblas_restarts_itself_with_it_or_says_how_to_get_it(module):
+def test_an_entry_point_started_without_a_fast_blas_restarts_itself_with_the_preferred_one_or_says_how(module):
     run = _run(module)
     assert run.returncode == 0 and "usage:" in run.stdout, run.stderr
     if not LINUX:
         assert run.stderr == "", run.stderr
     elif INSTALLED:
         assert run.stderr.splitlines() == ["blas: reference", f"blas: {INSTALLED}"], \
-            f"re-executed once with OpenBLAS preloaded: {run.stderr}"
+            f"re-executed once with {INSTALLED} preloaded: {run.stderr}"
     else:
-        assert "apt install libopenblas0-pthread" in run.stderr, run.stderr
+        assert "pip install mkl" in run.stderr, run.stderr
 
 
-def test_a_restart_that_still_lacks_openblas_warns_once_instead_of_looping():
+def test_a_restart_that_still_lacks_a_fast_blas_warns_once_instead_of_looping():
     run = _run("mlx_qwen3asr", MLX_QWEN3ASR_BLAS_REEXEC="1")
     assert run.returncode == 0, run.stderr
-    warning = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install OpenBLAS "
-               "(sudo apt install libopenblas0-pthread); it is then used automatically")
+    warning = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install MKL (pip install "
+               "mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then used automatically")
     expected = ["blas: reference", warning] if LINUX else []
     assert run.stderr.splitlines() == expected, run.stderr
+
+
+def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
+    done = subprocess.run([sys.executable, str(ROOT / "mlx_qwen3asr" / "blas.py")], capture_output=True, text=True,
+                          env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}, timeout=60)
+    if INSTALLED:
+        assert f"export LD_PRELOAD='{INSTALLED}'" in done.stdout.splitlines(), done.stdout
+    else:
+        assert done.stdout == "" and "pip install mkl" in done.stderr, (done.stdout, done.stderr)

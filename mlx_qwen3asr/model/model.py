@@ -19,6 +19,7 @@ from .cache import KVCache
 from .config import ModelArgs
 from .decoder import TextModel
 from .encoder import AudioEncoder
+from .step import DecodeStep
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -37,6 +38,7 @@ class Qwen3ASR(nn.Module):
             self.lm_head = nn.Linear(args.text.hidden_size, args.text.vocab_size, bias=False)
         self.tokenizer: Optional["Tokenizer"] = None  # set by load(): the checkpoint's tokenizer
         self.path: Optional[Path] = None  # set by load(): the folder the weights came from
+        self._decode_step: Optional[DecodeStep] = None  # compiled on first use (it holds the weights)
 
     @property
     def dtype(self) -> mx.Dtype:
@@ -68,7 +70,12 @@ class Qwen3ASR(nn.Module):
     def __call__(
         self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True
     ) -> mx.array:
-        """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default)."""
+        """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default).
+        One token on a one-row cache runs as a compiled step (model/step.py)."""
+        if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):
+            if self._decode_step is None:
+                self._decode_step = DecodeStep(self)
+            return self._decode_step(embeddings, cache)
         hidden = self.model(embeddings, cache)
         return self.logits(hidden[:, -1:] if last_only else hidden)
 

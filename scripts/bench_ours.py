@@ -1,0 +1,88 @@
+"""Our side of scripts/bench_vs_official.py: a worker process answering one measurement per request.
+
+    python bench_ours.py CHECKPOINT   (started by the driver, with the BLAS preloaded and the
+                                       thread count set in its environment)
+    -> ready: {"side": "ours", "blas": library, "dtypes": [...], "prefill_tokens": n}
+    -> requests (see bench_protocol.py):
+       encoder(seconds)           log-mel + encoder of a clip               -> seconds
+       prefill(head)              decoder over a 10 s clip's prompt, LM head over the last
+                                  position ("last") or every position ("all") -> seconds
+       decode(tokens)             greedy steps after the prefill, EOS ignored -> ms per token
+       end_to_end(seconds, tokens) wave -> text with exactly `tokens` tokens   -> seconds
+
+The driver may point PYTHONPATH at an older checkout of the package (before/after a change), so
+this script uses only names that have long been public.
+"""
+
+import argparse
+import time
+
+import mlx.core as mx
+from bench_protocol import clip, serve
+from mlx.utils import tree_flatten
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import global_cblas
+from mlx_qwen3asr.generate import generate_steps
+from mlx_qwen3asr.model import encode_audio
+from mlx_qwen3asr.tokenizer import build_prompt
+
+PROMPT_SECONDS = 10.0
+
+
+class Ours:
+    def __init__(self, checkpoint: str):
+        self.model = mq.load(checkpoint, dtype="float32")
+        self.embeddings = self._prompt_embeddings(clip(PROMPT_SECONDS))
+
+    def _prompt_embeddings(self, wave) -> mx.array:
+        features = encode_audio(self.model, wave)
+        prompt = build_prompt(self.model.tokenizer, features.shape[0])
+        embeddings = self.model.embed(mx.array(prompt), features)
+        mx.eval(embeddings)
+        return embeddings
+
+    def ready(self) -> dict:
+        dtypes = sorted({str(v.dtype) for _, v in tree_flatten(self.model.parameters())})
+        return {"side": "ours", "blas": global_cblas() or "reference", "dtypes": dtypes,
+                "prefill_tokens": int(self.embeddings.shape[1]), "mlx": mx.__version__}
+
+    def encoder(self, seconds: float) -> dict:
+        wave = clip(seconds)
+        start = time.perf_counter()
+        mx.eval(encode_audio(self.model, wave))
+        return {"seconds": time.perf_counter() - start}
+
+    def prefill(self, head: str) -> dict:
+        start = time.perf_counter()
+        mx.eval(self.model(self.embeddings, self.model.make_cache(), last_only=head == "last"))
+        return {"seconds": time.perf_counter() - start}
+
+    def decode(self, tokens: int) -> dict:
+        """Time from the first token (prefill done) to the last of `tokens` more, per token."""
+        steps = generate_steps(self.model, self.embeddings, self.model.make_cache(), tokens + 1)
+        next(steps)
+        start = time.perf_counter()
+        for _ in steps:
+            pass
+        return {"ms_per_token": 1000 * (time.perf_counter() - start) / tokens}
+
+    def end_to_end(self, seconds: float, tokens: int) -> dict:
+        wave = clip(seconds)
+        start = time.perf_counter()
+        embeddings = self._prompt_embeddings(wave)
+        ids = list(generate_steps(self.model, embeddings, self.model.make_cache(), tokens))
+        text = self.model.tokenizer.decode(ids)
+        return {"seconds": time.perf_counter() - start, "tokens": len(ids), "chars": len(text)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("checkpoint")
+    args = parser.parse_args()
+    side = Ours(args.checkpoint)
+    serve(side, side.ready())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""Our pipeline against the official implementation (or against itself: another BLAS, an older commit),
+the same work on every side, the sides alternated run by run, the machine's load recorded.
+
+    sides (--sides, comma list): official | ours[@GIT_REV][:BLAS]   (BLAS: openblas, mkl, blis, reference)
+      -> one long-lived worker process per side (bench_ours.py / bench_official.py in --official-python),
+         each loaded once, same checkpoint (random weights, real 0.6B config.json), float32, --threads
+    -> per stage, --warmup + --runs rounds, each round one request per side in turn (A B A B ...):
+         encoder 10 s, 60 s (log-mel included) | prefill of the 10 s prompt, LM head on the last
+         position, then on every position | decode ms/token (official: a bare step loop like ours,
+         and its `generate`) | end to end: 10 s clip -> text, exactly --e2e-tokens tokens
+       around each request: 1-min load average, /proc/stat busy share, and the share other processes
+       took (busy minus the worker's own CPU time)
+    -> --busy: all of it under a fixed background load (bench_load.BackgroundLoad)
+    -> a table of medians [min-max], each side / the first side (median of the per-round ratios),
+       the case (quiet / not quiet / busy) and the load; a JSON file with every measurement
+
+    .venv/bin/python scripts/bench_vs_official.py --official-python /tmp/refenv/bin/python
+    .venv/bin/python scripts/bench_vs_official.py --sides ours:openblas,ours:mkl,ours:blis --busy
+    .venv/bin/python scripts/bench_vs_official.py --sides ours@main,ours   # before / after a change
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from bench import ensure_checkpoint
+from bench_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
+from bench_protocol import Worker
+from rich.console import Console
+from rich.table import Table
+
+from mlx_qwen3asr.blas import THREAD_VARIABLES, preload_environment
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "scripts"
+console = Console(width=170)
+
+
+@dataclass
+class Stage:
+    key: str  # for --stages
+    name: str
+    request: dict
+    sides: str = "all"  # "all", or "official": a variant only the official side has
+    unit: str = "s"
+
+
+@dataclass(eq=False)  # a dict key by identity
+class Side:
+    label: str
+    command: list[str]
+    env: dict
+    official: bool = False
+    records: list = field(default_factory=list)
+
+
+def stages(args: argparse.Namespace) -> list[Stage]:
+    out = [Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s})
+           for s in args.seconds]
+    out += [
+        Stage("prefill", "prefill, LM head on the last position", {"stage": "prefill", "head": "last"}),
+        Stage("prefill_all", "prefill, LM head on every position", {"stage": "prefill", "head": "all"}),
+        Stage("decode", "decode, ms per token", {"stage": "decode", "tokens": args.decode_tokens}, unit="ms"),
+        Stage("decode_generate", "decode, ms per token, its generate()",
+              {"stage": "decode", "tokens": args.decode_tokens, "way": "generate"}, sides="official", unit="ms"),
+        Stage("e2e", f"end to end, 10 s clip, {args.e2e_tokens} tokens",
+              {"stage": "end_to_end", "seconds": 10.0, "tokens": args.e2e_tokens}),
+    ]
+    return out
+
+
+def source_tree(rev: str, cache_dir: Path) -> Path:
+    """The package as of git revision `rev`, extracted once into cache_dir."""
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], capture_output=True, text=True, check=True)
+    folder = cache_dir / f"src-{sha.stdout.strip()[:12]}"
+    if not (folder / "mlx_qwen3asr").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "mlx_qwen3asr"], capture_output=True,
+                                 check=True)
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
+    threads = {name: str(args.threads) for name in THREAD_VARIABLES}
+    if spec == "official":
+        if not args.official_python:
+            raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
+        env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
+        command = [args.official_python, str(SCRIPTS / "bench_official.py"), str(checkpoint),
+                   "--threads", str(args.threads)]
+        return Side("official", command, env, official=True)
+    name, _, blas = spec.partition(":")
+    _, _, rev = name.partition("@")
+    root = source_tree(rev, args.cache_dir) if rev else ROOT
+    env = preload_environment(blas or "openblas", {**os.environ, **threads, "PYTHONPATH": str(root)})
+    return Side(spec, [sys.executable, str(SCRIPTS / "bench_ours.py"), str(checkpoint)], env)
+
+
+def measure_stage(stage: Stage, workers: dict, args: argparse.Namespace) -> None:
+    """--warmup + --runs rounds of one request per side, alternating; records kept on each side."""
+    sides = [s for s in workers if stage.sides == "all" or s.official]
+    for round_index in range(args.warmup + args.runs):
+        for side in sides:
+            probe = LoadProbe()
+            probe.start()
+            reply = workers[side].measure(stage.request)
+            load = probe.stop(reply["cpu_seconds"])
+            value = reply.get("seconds", reply.get("ms_per_token"))
+            order = sum(len(s.records) for s in workers)  # position in the whole run's sequence
+            side.records.append({"order": order, "stage": stage.name, "round": round_index,
+                                 "warmup": round_index < args.warmup, "value": value, **load, "reply": reply})
+            console.print(f"  {stage.name:45s} {side.label:22s} {value:9.3f} {stage.unit}  load1 {load['load1']:.1f}"
+                          f"  others {load['others']:.0%}", highlight=False)
+
+
+def summarize(stage: Stage, sides: list[Side]) -> dict:
+    out = {}
+    base = None
+    for side in sides:
+        timed = [r for r in side.records if r["stage"] == stage.name and not r["warmup"]]
+        if not timed:
+            continue
+        values = [r["value"] for r in timed]
+        row = {"median": statistics.median(values), "min": min(values), "max": max(values),
+               "load1": statistics.median(r["load1"] for r in timed),
+               "others": statistics.median(r["others"] for r in timed), "values": values,
+               "cpu_seconds": statistics.median(r["reply"]["cpu_seconds"] for r in timed)}
+        if base is None:
+            base = {r["round"]: r["value"] for r in timed}
+        else:  # per-round ratio: both measured back to back, under the same load
+            ratios = [r["value"] / base[r["round"]] for r in timed if r["round"] in base]
+            row["ratio_to_first"] = statistics.median(ratios) if ratios else None
+        out[side.label] = row
+    return out
+
+
+def case_of(summary: dict, busy: Optional[BackgroundLoad]) -> str:
+    others = [row["others"] for rows in summary.values() for row in rows.values()]
+    share = statistics.median(others) if others else 0.0
+    if busy and busy.workers:
+        return f"busy: background load {busy.describe()}; other processes kept {share:.0%} of the cores busy"
+    if share < QUIET_OTHERS:
+        return f"quiet: other processes kept {share:.0%} of the cores busy"
+    return f"NOT quiet: other processes kept {share:.0%} of the cores busy (a shared machine)"
+
+
+def print_table(results: dict, labels: list[str]) -> None:
+    table = Table(title=f"{results['title']}\n{results['case']}")
+    table.add_column("stage")
+    for i, label in enumerate(labels):
+        table.add_column(f"{label}\nmedian [min-max]", justify="right")
+        if i:
+            table.add_column(f"{label} / {labels[0]}", justify="right")
+    table.add_column("load1 / others", justify="right")
+    for stage, rows in results["summary"].items():
+        if not rows:
+            continue
+        cells = [stage]
+        for i, label in enumerate(labels):
+            row = rows.get(label)
+            cells.append(f"{row['median']:.4g} [{row['min']:.4g}-{row['max']:.4g}]" if row else "-")
+            if i:
+                cells.append(f"{row['ratio_to_first']:.2f}x" if row and row.get("ratio_to_first") else "-")
+        load1 = statistics.median(row["load1"] for row in rows.values())
+        others = statistics.median(row["others"] for row in rows.values())
+        table.add_row(*cells, f"{load1:.1f} / {others:.0%}")
+    table.add_row("peak RSS (MB)", *[f"{results['rss_peak_mb'][label]:.0f}" for label in labels[:1]],
+                  *[c for label in labels[1:] for c in (f"{results['rss_peak_mb'][label]:.0f}", "")], "")
+    console.print(table)
+    for label, ready in results["sides"].items():
+        console.print(f"{label}: {ready}", highlight=False)
+    console.print("times in s (decode: ms per token); a ratio above 1: the first side is faster; load1: 1-min load "
+                  "average, others: share of the cores other processes kept busy (medians)", highlight=False)
+
+
+def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sides", default="ours,official", help="comma list, the first is the reference")
+    parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
+    parser.add_argument("--quick", action="store_true", help="the tiny test config, few tokens: seconds, for CI")
+    parser.add_argument("--busy", action="store_true", help="measure under a fixed background load")
+    parser.add_argument("--busy-workers", type=int, default=2)
+    parser.add_argument("--busy-duty", type=float, default=0.75, help="share of a core each busy worker burns")
+    parser.add_argument("--threads", type=int, default=2, help="BLAS / torch threads on every side")
+    parser.add_argument("--runs", type=int, default=None, help="timed rounds per stage (default 5, quick 2)")
+    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
+    parser.add_argument("--e2e-tokens", type=int, default=None, help="default 64, quick 8")
+    parser.add_argument("--stages", help="comma list of encoder10, encoder60, prefill, prefill_all, decode, "
+                        "decode_generate, e2e (default: all)")
+    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
+    parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
+    args = parser.parse_args(argv)
+    args.runs = args.runs or (2 if args.quick else 5)
+    args.decode_tokens = args.decode_tokens or (8 if args.quick else 32)
+    args.e2e_tokens = args.e2e_tokens or (8 if args.quick else 64)
+    args.seconds = [10.0, 60.0]
+    return args
+
+
+def unique_labels(sides: list[Side]) -> None:
+    seen: dict[str, int] = {}
+    for side in sides:
+        seen[side.label] = seen.get(side.label, 0) + 1
+        if seen[side.label] > 1:
+            side.label = f"{side.label}#{seen[side.label]}"
+
+
+def run(args: argparse.Namespace) -> dict:
+    checkpoint = ensure_checkpoint(args.cache_dir, args.quick)
+    sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
+    unique_labels(sides)
+    plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
+    workers = {}
+    try:
+        for side in sides:
+            workers[side] = Worker(side.label, side.command, side.env)
+        ready = {side.label: workers[side].ready for side in sides}
+        tokens = {r["prefill_tokens"] for r in ready.values()}
+        assert len(tokens) == 1, f"the sides' prompts differ: {ready}"
+        busy = BackgroundLoad(args.busy_workers if args.busy else 0, args.busy_duty)
+        with busy:
+            for stage in plan:
+                measure_stage(stage, workers, args)
+        rss = {side.label: max(r["reply"]["rss_peak_mb"] for r in side.records) for side in sides}
+    finally:
+        for worker in workers.values():
+            worker.close()
+    summary = {stage.name: summarize(stage, sides) for stage in plan}
+    return {
+        "title": f"{'tiny' if args.quick else '0.6B'} config, random weights, float32, {args.threads} threads, "
+                 f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
+        "case": case_of(summary, busy), "command": " ".join(sys.argv), "machine": machine(),
+        "sides": ready, "summary": summary, "rss_peak_mb": rss,
+        "records": {side.label: side.records for side in sides},
+    }
+
+
+def machine() -> str:
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+                 platform.machine()) if os.path.exists("/proc/cpuinfo") else platform.machine()
+    return f"{model}, {os.cpu_count()} cores, {platform.system()}"
+
+
+def main(argv: Optional[list[str]] = None) -> dict:
+    args = parse_args(argv)
+    results = run(args)
+    args.json.write_text(json.dumps(results, indent=1))
+    print_table(results, list(results["sides"]))
+    console.print(f"{results['machine']}; wrote {args.json}", highlight=False)
+    return results
+
+
+if __name__ == "__main__":
+    main()
