@@ -126,7 +126,7 @@ def bench_ours(model, args: argparse.Namespace) -> dict:
         wave = clip(seconds)
         short = seconds <= 60  # the long ones run once, warmed up by the short ones
         out["encoder"][f"{seconds:g}"] = median_time(
-            lambda: encode_audio(model, wave), runs if short else 1, warmup if short else 0
+            lambda wave=wave: encode_audio(model, wave), runs if short else 1, warmup if short else 0
         )
     embeddings = prompt_embeddings(model, args.prompt_seconds)
     out["prefill_tokens"] = int(embeddings.shape[1])

@@ -130,7 +130,7 @@ class LiveConnection:
                     await self._fall_behind(len(samples))
                     return
                 stream = self.stream
-                await self._send_update(await self._on_worker(lambda m: stream.feed(samples)))
+                await self._send_update(await self._on_worker(lambda m, s=stream, x=samples: s.feed(x)))
             if self.finish_requested and not self.backlog:
                 self.finish_requested = False
                 update = await self._on_worker(lambda m: self.stream.finish())
