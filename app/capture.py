@@ -19,10 +19,11 @@ import queue
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -36,8 +37,10 @@ NATIVE_LOG = os.path.join(tempfile.gettempdir(), "mlx-qwen3asr-dictate-audio.log
 # without any loss) only a stall long enough to be worth marking.
 LOST_AFTER_ADC = 0.2
 LOST_AFTER_WALL = 1.0
-NO_DEVICE_FIX = ("connect a microphone, check that the sound server is running, "
-                 "pick one with --device (see --list-devices), or replay a file with --input FILE.wav")
+NO_DEVICE_FIX = (
+    "connect a microphone, check that the sound server is running, "
+    "pick one with --device (see --list-devices), or replay a file with --input FILE.wav"
+)
 
 
 @dataclass
@@ -65,8 +68,10 @@ def import_sounddevice():
     try:
         import sounddevice
     except OSError as e:  # sounddevice raises OSError when libportaudio is missing
-        raise AppError("PortAudio library not found: install it (macOS: brew install portaudio; "
-                       "Debian/Ubuntu: sudo apt install libportaudio2), or use --input FILE.wav") from e
+        raise AppError(
+            "PortAudio library not found: install it (macOS: brew install portaudio; "
+            "Debian/Ubuntu: sudo apt install libportaudio2), or use --input FILE.wav"
+        ) from e
     return sounddevice
 
 
@@ -98,9 +103,12 @@ def list_devices(sd=None) -> str:
     """One line per input device: index, name, channels, default rate; `*` marks the default."""
     sd = sd or import_sounddevice()
     default_in = sd.default.device[0]
-    lines = [f"{'*' if i == default_in else ' '} {i:3d}  {d['name']}  ({d['max_input_channels']} ch, "
-             f"{d['default_samplerate']:.0f} Hz)"
-             for i, d in enumerate(sd.query_devices()) if d["max_input_channels"] > 0]
+    lines = [
+        f"{'*' if i == default_in else ' '} {i:3d}  {d['name']}  ({d['max_input_channels']} ch, "
+        f"{d['default_samplerate']:.0f} Hz)"
+        for i, d in enumerate(sd.query_devices())
+        if d["max_input_channels"] > 0
+    ]
     return "\n".join(lines) if lines else f"No input devices: {NO_DEVICE_FIX}"
 
 
@@ -108,8 +116,13 @@ class MicSource:
     """A live microphone feeding `blocks`; `overflows` counts every lost or late block and every
     jump of the stream's clock; `lost_seconds` adds up the audio known to be lost."""
 
-    def __init__(self, blocks: queue.Queue, device: Optional[str] = None, sounddevice=None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        blocks: queue.Queue,
+        device: Optional[str] = None,
+        sounddevice=None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._sd = sounddevice or import_sounddevice()  # tests pass a fake module
         self.clock = clock
         self.blocks = blocks
@@ -174,9 +187,14 @@ class MicSource:
         except sd.PortAudioError:
             channels = min(int(info["max_input_channels"]), 2)
         try:
-            self._stream = sd.InputStream(device=self.device, samplerate=self._rate, channels=channels,
-                                          dtype="float32", blocksize=round(self._rate * BLOCK_SECONDS),
-                                          callback=self._callback)
+            self._stream = sd.InputStream(
+                device=self.device,
+                samplerate=self._rate,
+                channels=channels,
+                dtype="float32",
+                blocksize=round(self._rate * BLOCK_SECONDS),
+                callback=self._callback,
+            )
             self._stream.start()
         except sd.PortAudioError as e:
             raise AppError(f"Cannot open input device {info['name']!r}: {e}. {NO_DEVICE_FIX}") from e
@@ -192,8 +210,10 @@ class MicSource:
             self._close_stream()
             self.blocks.put(Marker.GAP)
             self._next_reopen = self.clock() + REOPEN_EVERY
-            return ("input device lost: what was captured is kept and transcribed; trying to reopen it "
-                    f"(audio library messages: {NATIVE_LOG})")
+            return (
+                "input device lost: what was captured is kept and transcribed; trying to reopen it "
+                f"(audio library messages: {NATIVE_LOG})"
+            )
         if self.lost and self.clock() >= self._next_reopen:
             try:
                 self.start()

@@ -16,7 +16,8 @@ codes; messages and the summary go to stderr.
 import sys
 import threading
 import time
-from typing import Callable, Optional, TextIO
+from collections.abc import Callable
+from typing import Optional, TextIO
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -91,16 +92,23 @@ class PlainDisplay:
 class LiveDisplay:
     """A terminal: rich Live region with the tentative text and the status line."""
 
-    def __init__(self, stats: SessionStats, console: Optional[Console] = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stats: SessionStats, console: Optional[Console] = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.console = console or Console()
         self.stats = stats
         self.clock = clock
         self.warning = ""
         self._tentative = ""
         self._lock = threading.Lock()
-        self._live = Live(console=self.console, get_renderable=self._render, refresh_per_second=8,
-                          transient=True, redirect_stdout=False, redirect_stderr=False)
+        self._live = Live(
+            console=self.console,
+            get_renderable=self._render,
+            refresh_per_second=8,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
 
     def __enter__(self) -> "LiveDisplay":
         self._live.start()
@@ -137,8 +145,9 @@ class StageBars:
     """The model converter's progress (read / quantize / write, in bytes) as rich bars."""
 
     def __init__(self, console: Console) -> None:
-        self._bars = Progress(TextColumn("{task.description:>9}"), BarColumn(), DownloadColumn(),
-                              console=console, transient=True)
+        self._bars = Progress(
+            TextColumn("{task.description:>9}"), BarColumn(), DownloadColumn(), console=console, transient=True
+        )
         self._tasks: dict = {}
 
     def __call__(self, stage: str, done: int, total: int) -> None:

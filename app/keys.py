@@ -9,7 +9,7 @@ import sys
 import termios
 import threading
 import tty
-from typing import Callable
+from collections.abc import Callable
 
 HELP = "keys: p pause/resume · c copy transcript · Ctrl-C stop"
 

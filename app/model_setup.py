@@ -1,15 +1,16 @@
 """Start-up: the model, downloaded and converted on first use, loaded.
 
-    --model FOLDER            -> loaded as it is
-    --model HUB_ID (default)  -> hub cache (huggingface_hub shows download progress bars)
-        on a GPU: converted once to the 4-bit decoder / 8-bit encoder recipe into
-        CONVERTED_CACHE/<owner>--<name>-4bit-enc8, which later runs load directly
-        on the CPU backend: loaded as downloaded, in float32 (quantized matmuls are slow there)
+--model FOLDER            -> loaded as it is
+--model HUB_ID (default)  -> hub cache (huggingface_hub shows download progress bars)
+    on a GPU: converted once to the 4-bit decoder / 8-bit encoder recipe into
+    CONVERTED_CACHE/<owner>--<name>-4bit-enc8, which later runs load directly
+    on the CPU backend: loaded as downloaded, in float32 (quantized matmuls are slow there)
 """
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import mlx.core as mx
 
@@ -25,7 +26,8 @@ Progress = Callable[[str, int, int], None]  # the converter's (stage, bytes done
 
 def hub_cache() -> str:
     return os.environ.get("HF_HUB_CACHE") or os.path.join(
-        os.environ.get("HF_HOME", os.path.expanduser("~/.cache/huggingface")), "hub")
+        os.environ.get("HF_HOME", os.path.expanduser("~/.cache/huggingface")), "hub"
+    )
 
 
 def converted_folder(repo_id: str, cache: Path = CONVERTED_CACHE) -> Path:
@@ -48,8 +50,9 @@ def converted_model(source: str, target: Path, say: Say, progress: Optional[Prog
     return target
 
 
-def load_model(name: str, dtype: Optional[str], say: Say, convert: bool = True,
-               progress: Optional[Progress] = None) -> "mq.Qwen3ASR":
+def load_model(
+    name: str, dtype: Optional[str], say: Say, convert: bool = True, progress: Optional[Progress] = None
+) -> "mq.Qwen3ASR":
     """Load `name` (folder or hub id), converting a hub model on first use where that pays off."""
     path: object = name
     is_folder = Path(name).expanduser().exists() or name.startswith((".", "/", "~"))

@@ -9,13 +9,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mlx-qwen3asr-dictate",
         description="Live dictation: speak, and the terminal writes what you say. Keys: p pauses/resumes "
-                    "listening, c copies the transcript. Ctrl-C finishes what was captured, prints a summary "
-                    "and exits; a second Ctrl-C exits at once.")
+        "listening, c copies the transcript. Ctrl-C finishes what was captured, prints a summary "
+        "and exits; a second Ctrl-C exits at once.",
+    )
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
-    p.add_argument("--dtype", choices=["float16", "bfloat16", "float32"], default=None,
-                   help="default: float16 on a GPU, float32 on the CPU")
-    p.add_argument("--no-convert", action="store_true",
-                   help="use a hub model as downloaded (default on a GPU: convert it once to 4-bit/8-bit)")
+    p.add_argument(
+        "--dtype",
+        choices=["float16", "bfloat16", "float32"],
+        default=None,
+        help="default: float16 on a GPU, float32 on the CPU",
+    )
+    p.add_argument(
+        "--no-convert",
+        action="store_true",
+        help="use a hub model as downloaded (default on a GPU: convert it once to 4-bit/8-bit)",
+    )
     p.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
     p.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
     src = p.add_argument_group("input")
@@ -26,22 +34,47 @@ def build_parser() -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--output", default=None, metavar="FILE", help="append each committed utterance to FILE")
     out.add_argument("--timestamps", action="store_true", help="prefix --output lines with [HH:MM:SS.s]")
-    out.add_argument("--aligner", default=None, metavar="MODEL",
-                     help="time each word (--output with --timestamps, --events jsonl), e.g. Qwen/Qwen3-ForcedAligner-0.6B")
+    out.add_argument(
+        "--aligner",
+        default=None,
+        metavar="MODEL",
+        help="time each word (--output with --timestamps, --events jsonl), e.g. Qwen/Qwen3-ForcedAligner-0.6B",
+    )
     out.add_argument("--save-audio", default=None, metavar="DIR", help="keep each utterance's audio as a WAV")
-    out.add_argument("--events", choices=["text", "jsonl"], default="text",
-                     help="stdout: committed lines (text), or one JSON object per event (jsonl; see docs/live.md)")
-    out.add_argument("--copy", nargs="?", const="each", choices=["each", "exit"], default=None,
-                     help="put each committed utterance (each, the default) or the whole transcript at the end "
-                          "(exit) on the clipboard: pbcopy, wl-copy or xclip")
-    out.add_argument("--type", action="store_true",
-                     help="type each committed utterance into the focused application (xdotool on X11, macOS)")
+    out.add_argument(
+        "--events",
+        choices=["text", "jsonl"],
+        default="text",
+        help="stdout: committed lines (text), or one JSON object per event (jsonl; see docs/live.md)",
+    )
+    out.add_argument(
+        "--copy",
+        nargs="?",
+        const="each",
+        choices=["each", "exit"],
+        default=None,
+        help="put each committed utterance (each, the default) or the whole transcript at the end "
+        "(exit) on the clipboard: pbcopy, wl-copy or xclip",
+    )
+    out.add_argument(
+        "--type",
+        action="store_true",
+        help="type each committed utterance into the focused application (xdotool on X11, macOS)",
+    )
     seg = p.add_argument_group("segmenting and decoding")
     seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
-    seg.add_argument("--max-utterance", type=float, default=20.0,
-                     help="seconds after which an utterance without a pause is cut at its quietest point (20)")
-    seg.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto",
-                     help="how tentative text is made: the streaming engine, re-decoding, or not at all")
+    seg.add_argument(
+        "--max-utterance",
+        type=float,
+        default=20.0,
+        help="seconds after which an utterance without a pause is cut at its quietest point (20)",
+    )
+    seg.add_argument(
+        "--partials",
+        choices=["auto", "streaming", "offline", "off"],
+        default="auto",
+        help="how tentative text is made: the streaming engine, re-decoding, or not at all",
+    )
     seg.add_argument("--refresh", type=float, default=0.5, help="at most one tentative update per this many s")
     seg.add_argument("--max-new-tokens", type=int, default=None, help="token budget per utterance")
     return p
@@ -59,6 +92,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.refresh <= 0:
         parser.error("--refresh must be positive")
     if args.aligner and not (args.output and args.timestamps) and args.events != "jsonl":
-        parser.error("--aligner adds word times to --output lines and to commit events: use it with "
-                     "--output FILE --timestamps or --events jsonl")
+        parser.error(
+            "--aligner adds word times to --output lines and to commit events: use it with "
+            "--output FILE --timestamps or --events jsonl"
+        )
     return args

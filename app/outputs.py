@@ -16,50 +16,76 @@ import shutil
 import subprocess
 import sys
 import threading
-from typing import Callable, Mapping, Optional
+from collections.abc import Callable, Mapping
+from typing import Optional
 
 from .errors import AppError
 
 Runner = Callable[[list, str], int]  # argv, text for its stdin -> exit status
-MAC_KEYSTROKE = ["osascript", "-e", "on run argv", "-e",
-                 'tell application "System Events" to keystroke (item 1 of argv)', "-e", "end run"]
+MAC_KEYSTROKE = [
+    "osascript",
+    "-e",
+    "on run argv",
+    "-e",
+    'tell application "System Events" to keystroke (item 1 of argv)',
+    "-e",
+    "end run",
+]
 
 
 def run_command(argv: list, text: str) -> int:
     # No pipes kept open: xclip forks a child that holds the selection until it is replaced.
-    return subprocess.run(argv, input=text.encode("utf-8"), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, timeout=30).returncode
+    return subprocess.run(
+        argv, input=text.encode("utf-8"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30
+    ).returncode
 
 
-def copy_command(platform: str = sys.platform, env: Mapping[str, str] = os.environ,
-                 which: Callable[[str], Optional[str]] = shutil.which) -> list:
+def copy_command(
+    platform: str = sys.platform,
+    env: Mapping[str, str] = os.environ,
+    which: Callable[[str], Optional[str]] = shutil.which,
+) -> list:
     if platform == "darwin":
         return ["pbcopy"]
     if env.get("WAYLAND_DISPLAY") and which("wl-copy"):
         return ["wl-copy"]
     if env.get("DISPLAY") and which("xclip"):
         return ["xclip", "-selection", "clipboard"]
-    raise AppError("copying needs a clipboard tool: wl-copy on Wayland (apt install wl-clipboard) or "
-                   "xclip on X11 (apt install xclip), with $WAYLAND_DISPLAY or $DISPLAY set")
+    raise AppError(
+        "copying needs a clipboard tool: wl-copy on Wayland (apt install wl-clipboard) or "
+        "xclip on X11 (apt install xclip), with $WAYLAND_DISPLAY or $DISPLAY set"
+    )
 
 
-def type_command(platform: str = sys.platform, env: Mapping[str, str] = os.environ,
-                 which: Callable[[str], Optional[str]] = shutil.which) -> list:
+def type_command(
+    platform: str = sys.platform,
+    env: Mapping[str, str] = os.environ,
+    which: Callable[[str], Optional[str]] = shutil.which,
+) -> list:
     """The argv that types text given as its last argument (appended per call)."""
     if platform == "darwin":
         return MAC_KEYSTROKE
     if env.get("DISPLAY") and which("xdotool"):
         return ["xdotool", "type", "--clearmodifiers", "--"]
-    raise AppError("--type needs xdotool and an X11 display (apt install xdotool; $DISPLAY set) or macOS; "
-                   "on Wayland use --copy instead")
+    raise AppError(
+        "--type needs xdotool and an X11 display (apt install xdotool; $DISPLAY set) or macOS; "
+        "on Wayland use --copy instead"
+    )
 
 
 class Delivery:
     """Each committed utterance to the clipboard and/or typed; the whole transcript on request."""
 
-    def __init__(self, copy: Optional[str], type_text: bool, say: Callable[[str], None],
-                 runner: Runner = run_command, platform: str = sys.platform,
-                 env: Mapping[str, str] = os.environ, which=shutil.which) -> None:
+    def __init__(
+        self,
+        copy: Optional[str],
+        type_text: bool,
+        say: Callable[[str], None],
+        runner: Runner = run_command,
+        platform: str = sys.platform,
+        env: Mapping[str, str] = os.environ,
+        which=shutil.which,
+    ) -> None:
         self.copy_mode, self.say, self.runner = copy, say, runner
         self._copy, self._copy_error = None, ""
         try:
@@ -111,6 +137,8 @@ class Delivery:
             return True
         if what not in self._failed:
             self._failed.add(what)
-            self.say(f"{'clipboard' if what == 'transcript' else what} failed ({argv[0]}: {why}); "
-                     "the text is still in the transcript")
+            self.say(
+                f"{'clipboard' if what == 'transcript' else what} failed ({argv[0]}: {why}); "
+                "the text is still in the transcript"
+            )
         return False

@@ -10,7 +10,7 @@ as the worker takes them (the bounded queue is the only pacing) and are stamped 
 import queue
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import mlx_qwen3asr as mq
 
@@ -21,8 +21,14 @@ RATE = 16000
 
 
 class FileSource:
-    def __init__(self, path: str, blocks: queue.Queue, fast: bool = False,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        path: str,
+        blocks: queue.Queue,
+        fast: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         try:
             self._audio = mq.prepare_audio(path)
         except (OSError, ValueError) as e:

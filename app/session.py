@@ -16,11 +16,11 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 import mlx_qwen3asr as mq
-
 from mlx_qwen3asr.streaming import LiveSession
 
 from .capture import MicSource, native_stderr_to
@@ -94,8 +94,11 @@ def run(args: argparse.Namespace) -> int:
         if not args.input:
             stack.enter_context(native_stderr_to())
         if tty and sys.stdin.isatty():
-            stack.enter_context(KeyReader({"p": lambda: _toggle_pause(worker, stats, display),
-                                           "c": lambda: delivery.copy_all(sink.text())}))
+            stack.enter_context(
+                KeyReader(
+                    {"p": lambda: _toggle_pause(worker, stats, display), "c": lambda: delivery.copy_all(sink.text())}
+                )
+            )
             display.message(HELP)
         source.start()
         stats.started = live.last_sound_time = time.monotonic()
@@ -113,8 +116,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(args: argparse.Namespace, display, say: Callable[[str], None],
-          stats: SessionStats) -> tuple[LiveSession, Optional["mq.ForcedAligner"]]:
+def _load(
+    args: argparse.Namespace, display, say: Callable[[str], None], stats: SessionStats
+) -> tuple[LiveSession, Optional["mq.ForcedAligner"]]:
     """The model (and the aligner) loaded and warmed up, each stage named as it starts."""
     stages = 3 if args.aligner else 2
     say(f"[1/{stages}] loading model {args.model}")
@@ -130,8 +134,16 @@ def _load(args: argparse.Namespace, display, say: Callable[[str], None],
         aligner = load_model(args.aligner, args.dtype, say, convert=False)
     say(f"[{stages}/{stages}] warming up (one short decode)")
     partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
-    live = LiveSession(model, args.decode_options, pause=args.pause, max_utterance=args.max_utterance,
-                       partials=partials, refresh_every=args.refresh, channels_last=True, stats=stats)
+    live = LiveSession(
+        model,
+        args.decode_options,
+        pause=args.pause,
+        max_utterance=args.max_utterance,
+        partials=partials,
+        refresh_every=args.refresh,
+        channels_last=True,
+        stats=stats,
+    )
     live.warm_up()
     return live, aligner
 

@@ -1,12 +1,12 @@
 """Where each event of the live session goes, in order: files, then the screen, then the desktop.
 
-    commit  -> with --aligner: each word timed (Event.words, session seconds)
-            -> --output / --save-audio (fsynced: on disk before it is on screen)
-            -> display (a line) or, with --events jsonl, one JSON object on stdout
-            -> clipboard / typing (--copy each, --type)
-    gap     -> a mark line ("[… 7.0 s of audio lost …]") in --output and on screen, and a message
-    partial -> the display's tentative text, or a JSON object
-    other   -> (speech, silence, language) JSON objects only; the status line shows the rest
+commit  -> with --aligner: each word timed (Event.words, session seconds)
+        -> --output / --save-audio (fsynced: on disk before it is on screen)
+        -> display (a line) or, with --events jsonl, one JSON object on stdout
+        -> clipboard / typing (--copy each, --type)
+gap     -> a mark line ("[… 7.0 s of audio lost …]") in --output and on screen, and a message
+partial -> the display's tentative text, or a JSON object
+other   -> (speech, silence, language) JSON objects only; the status line shows the rest
 """
 
 import dataclasses
@@ -21,13 +21,22 @@ from mlx_qwen3asr.streaming import Event
 from .outputs import Delivery
 from .transcript import gap_mark
 
-LOST_MESSAGE = ("{:.1f} s of audio lost (the process stalled or the input overflowed): the utterance before "
-                "it ends there; the gap is marked in the transcript")
+LOST_MESSAGE = (
+    "{:.1f} s of audio lost (the process stalled or the input overflowed): the utterance before "
+    "it ends there; the gap is marked in the transcript"
+)
 
 
 class EventSink:
-    def __init__(self, writers: list, display, delivery: Delivery, jsonl: bool, out: TextIO = sys.stdout,
-                 aligner: Optional["mq.ForcedAligner"] = None) -> None:
+    def __init__(
+        self,
+        writers: list,
+        display,
+        delivery: Delivery,
+        jsonl: bool,
+        out: TextIO = sys.stdout,
+        aligner: Optional["mq.ForcedAligner"] = None,
+    ) -> None:
         self.writers, self.display, self.delivery, self.jsonl, self.out = writers, display, delivery, jsonl, out
         self.aligner = aligner
         self.transcript: list[str] = []  # committed utterances, for the copy key and --copy exit
@@ -73,5 +82,7 @@ def with_words(commit: Event, aligner: "mq.ForcedAligner") -> Event:
     """The commit with each word's times in the session (the aligner's units: punctuation removed)."""
     segment = mq.Segment(0.0, len(commit.audio) / mq.SAMPLE_RATE, commit.text, commit.language)
     mq.align_segments([segment], commit.audio, aligner)
-    words = tuple(mq.Word(w.text, round(commit.start + w.start, 3), round(commit.start + w.end, 3)) for w in segment.words)
+    words = tuple(
+        mq.Word(w.text, round(commit.start + w.start, 3), round(commit.start + w.end, 3)) for w in segment.words
+    )
     return dataclasses.replace(commit, words=words)

@@ -20,9 +20,11 @@ class SessionStats(LiveStats):
 
     def summary(self) -> str:
         latency = f"{statistics.mean(self.latencies):.2f} s" if self.latencies else "n/a"
-        return (f"session: {format_clock(self.audio_seconds)} of audio, {self.utterances} utterances, "
-                f"{self.words} words, mean commit latency {latency}, real-time factor {self.rtf:.2f}"
-                + (f", {self.overflows} input overflows" if self.overflows else ""))
+        return (
+            f"session: {format_clock(self.audio_seconds)} of audio, {self.utterances} utterances, "
+            f"{self.words} words, mean commit latency {latency}, real-time factor {self.rtf:.2f}"
+            + (f", {self.overflows} input overflows" if self.overflows else "")
+        )
 
 
 def format_clock(seconds: float) -> str:

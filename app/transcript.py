@@ -1,17 +1,17 @@
 """Nothing lost: each committed utterance goes to disk the moment it is committed.
 
-    --output FILE      one line per utterance, appended, fsynced before it is displayed, so a
-                       crash or SIGKILL loses nothing that was on screen;
-                       --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session);
-                       with --aligner each word's times follow: " | Hello@12.50-12.90 world@12.90-13.40"
-                       (seconds in the session, the aligner's units: punctuation removed)
-    --save-audio DIR   DIR/utt-0001.wav ... float32 16 kHz: the exact audio each line was decoded from
+--output FILE      one line per utterance, appended, fsynced before it is displayed, so a
+                   crash or SIGKILL loses nothing that was on screen;
+                   --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session);
+                   with --aligner each word's times follow: " | Hello@12.50-12.90 world@12.90-13.40"
+                   (seconds in the session, the aligner's units: punctuation removed)
+--save-audio DIR   DIR/utt-0001.wav ... float32 16 kHz: the exact audio each line was decoded from
 
-    commit -> KeptWriter -> TranscriptFile / AudioSaver
-                 a write that fails (disk full, I/O error) keeps the commit, says so once, and
-                 retries it, in order, with every later commit; at the end whatever is still
-                 unwritten goes to a fallback in the temp folder (or, failing that, to stderr) and
-                 the user is told which lines are where. The decoding thread never sees the error.
+commit -> KeptWriter -> TranscriptFile / AudioSaver
+             a write that fails (disk full, I/O error) keeps the commit, says so once, and
+             retries it, in order, with every later commit; at the end whatever is still
+             unwritten goes to a fallback in the temp folder (or, failing that, to stderr) and
+             the user is told which lines are where. The decoding thread never sees the error.
 """
 
 import os
@@ -20,14 +20,15 @@ import sys
 import tempfile
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional, Protocol
+from typing import Optional, Protocol
 
 import numpy as np
 
+from mlx_qwen3asr.streaming import Event
 
 from .errors import AppError
-from mlx_qwen3asr.streaming import Event
 
 RATE = 16000
 
@@ -55,8 +56,7 @@ class TranscriptFile:
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except OSError as e:
-            raise AppError(f"Cannot open --output {path} for appending: {e.strerror}; "
-                           "choose a writable path") from e
+            raise AppError(f"Cannot open --output {path} for appending: {e.strerror}; choose a writable path") from e
         self.path, self.timestamps = path, timestamps
         self.name = f"--output {path}"
 
@@ -75,7 +75,7 @@ class TranscriptFile:
         size = os.fstat(self._fd).st_size
         try:
             while data:
-                data = data[os.write(self._fd, data):]
+                data = data[os.write(self._fd, data) :]
             os.fsync(self._fd)
         except OSError:
             try:
@@ -102,8 +102,9 @@ class AudioSaver:
             self.folder.mkdir(parents=True, exist_ok=True)
             tempfile.TemporaryFile(dir=self.folder).close()  # can files be made there? (an existing read-only folder)
         except OSError as e:
-            raise AppError(f"Cannot write into --save-audio folder {folder}: {e.strerror}; "
-                           "choose a writable folder") from e
+            raise AppError(
+                f"Cannot write into --save-audio folder {folder}: {e.strerror}; choose a writable folder"
+            ) from e
         self.count = len(list(self.folder.glob("utt-*.wav")))
 
     def write(self, commit: Event) -> None:
@@ -126,8 +127,22 @@ def write_float_wav(path: Path, audio: np.ndarray, rate: int = RATE) -> None:
     """Mono IEEE-float32 WAV: lossless, so re-reading gives back the exact samples. A failed write
     leaves no half file behind."""
     data = np.asarray(audio, "<f4").tobytes()
-    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(data), b"WAVE", b"fmt ", 16,
-                         3, 1, rate, rate * 4, 4, 32, b"data", len(data))
+    header = struct.pack(
+        "<4sI4s4sIHHIIHH4sI",
+        b"RIFF",
+        36 + len(data),
+        b"WAVE",
+        b"fmt ",
+        16,
+        3,
+        1,
+        rate,
+        rate * 4,
+        4,
+        32,
+        b"data",
+        len(data),
+    )
     try:
         with open(path, "wb") as f:
             f.write(header + data)
@@ -155,8 +170,10 @@ class KeptWriter:
                 self.writer.write(self.pending[0])
             except OSError as e:
                 if self.failure is None:
-                    self.say(f"{self.writer.name}: cannot write ({e.strerror or e}); the text stays on screen, "
-                             "unwritten lines are kept and written when it works again")
+                    self.say(
+                        f"{self.writer.name}: cannot write ({e.strerror or e}); the text stays on screen, "
+                        "unwritten lines are kept and written when it works again"
+                    )
                 self.failure = e
                 return
             self.pending.popleft()
@@ -175,8 +192,10 @@ class KeptWriter:
         if not self.pending:
             return
         left, reason = list(self.pending), self.failure.strerror or str(self.failure)
-        where = (f"the first {self.written} of this session's {self.written + len(left)} utterances are in it; "
-                 f"the last {len(left)}")
+        where = (
+            f"the first {self.written} of this session's {self.written + len(left)} utterances are in it; "
+            f"the last {len(left)}"
+        )
         name = self.writer.name
         try:
             self.say(f"{name}: {where} could not be written ({reason}); they are in {self.writer.salvage(left)}")
@@ -186,8 +205,9 @@ class KeptWriter:
                 print(commit.text, file=sys.stderr, flush=True)
 
 
-def open_outputs(output: Optional[str], timestamps: bool, save_audio: Optional[str],
-                 say: Callable[[str], None]) -> list[KeptWriter]:
+def open_outputs(
+    output: Optional[str], timestamps: bool, save_audio: Optional[str], say: Callable[[str], None]
+) -> list[KeptWriter]:
     """The writers a commit goes to before the display, in order; each checked up front."""
     writers: list[Writer] = []
     if output:

@@ -15,7 +15,7 @@ While `paused` is set, blocks are dropped (the open utterance was committed when
 
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 import mlx.core as mx
 

@@ -1,10 +1,10 @@
 """Qwen3-ASR speech recognition on MLX.
 
-    import mlx_qwen3asr as mq
-    model = mq.load("Qwen/Qwen3-ASR-0.6B")
-    print(mq.transcribe("speech.wav", model).text)
-    aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
-    words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
+import mlx_qwen3asr as mq
+model = mq.load("Qwen/Qwen3-ASR-0.6B")
+print(mq.transcribe("speech.wav", model).text)
+aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
+words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
 """
 
 from . import _compat

@@ -32,14 +32,20 @@ LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its t
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
 SHOW_FLAG = "MLX_QWEN3ASR_SHOW_BLAS"  # "1": print the BLAS in use to stderr (tests, diagnosis)
-SLOW_BLAS_WARNING = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install "
-                     "MKL (pip install mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then "
-                     "used automatically")
+SLOW_BLAS_WARNING = (
+    "warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install "
+    "MKL (pip install mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then "
+    "used automatically"
+)
 
 
 class _DlInfo(ctypes.Structure):
-    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+    _fields_ = [
+        ("dli_fname", ctypes.c_char_p),
+        ("dli_fbase", ctypes.c_void_p),
+        ("dli_sname", ctypes.c_char_p),
+        ("dli_saddr", ctypes.c_void_p),
+    ]
 
 
 def global_cblas() -> str:

@@ -10,14 +10,14 @@ rows unless their KV caches would take over a quarter of memory). On long work a
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
-from .audio.io import SAMPLE_RATE, load_audio
 from .align.aligner import check_aligner
+from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
@@ -38,12 +38,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output-dir", default=None, help="also write one file per input here")
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
-    parser.add_argument("--batch-size", type=int, default=None,
-                        help="30 s chunks decoded together, from all files (default: 16, fewer if memory is short)")
-    parser.add_argument("--aligner", default=None, help="time each word with this aligner model (folder or hub id), "
-                        "e.g. Qwen/Qwen3-ForcedAligner-0.6B")
-    parser.add_argument("--timestamps", default="segment", choices=TIMESTAMPS,
-                        help="subtitle cues: per segment (word-timed lines with --aligner) or one per word")
+    parser.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="30 s chunks decoded together, from all files (default: 16, fewer if memory is short)",
+    )
+    parser.add_argument(
+        "--aligner",
+        default=None,
+        help="time each word with this aligner model (folder or hub id), e.g. Qwen/Qwen3-ForcedAligner-0.6B",
+    )
+    parser.add_argument(
+        "--timestamps",
+        default="segment",
+        choices=TIMESTAMPS,
+        help="subtitle cues: per segment (word-timed lines with --aligner) or one per word",
+    )
     return parser
 
 
@@ -93,8 +104,13 @@ def main(argv=None) -> int:
     total = sum(len(wave) for wave in waves) / SAMPLE_RATE
     try:
         with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-            results = transcribe_batch(waves, model, batch_size=batch_size, options=options,
-                                       on_progress=advance, aligner=aligner) if loaded else []
+            results = (
+                transcribe_batch(
+                    waves, model, batch_size=batch_size, options=options, on_progress=advance, aligner=aligner
+                )
+                if loaded
+                else []
+            )
     except ImportError as e:  # aligning Japanese without its word segmenter
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -115,8 +131,11 @@ def report_zero_length_words(file: str, result) -> None:
 def checked_options(args: argparse.Namespace) -> DecodeOptions:
     """The arguments checked before anything is loaded (ValueError saying what is wrong), and what
     every decode is asked, built once here."""
-    unreadable = [f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
-                  for f in args.files if not Path(f).is_file()]
+    unreadable = [
+        f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
+        for f in args.files
+        if not Path(f).is_file()
+    ]
     if unreadable:
         raise ValueError("; ".join(unreadable))
     if args.batch_size is not None and args.batch_size < 1:
@@ -145,11 +164,18 @@ def progress_bar(total_seconds: float, show: bool) -> Iterator[Callable[[float],
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    columns = (TextColumn("transcribing"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s of audio"),
-               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    columns = (
+        TextColumn("transcribing"),
+        BarColumn(),
+        TextColumn("{task.completed:.0f}/{task.total:.0f} s of audio"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True)) as progress:
         task = progress.add_task("transcribing", total=total_seconds)
         yield lambda seconds: progress.advance(task, seconds)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,7 +12,7 @@ Non-empty outputs end with a newline. Imports only the result types and the spac
 """
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from .align.units import is_cjk
 from .result import Segment, Transcription, Word

@@ -10,8 +10,9 @@ verification in streaming, teacher forcing in the fidelity check) and returns th
 after each of them.
 """
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Literal, Optional, Sequence
+from typing import Literal, Optional
 
 import mlx.core as mx
 
@@ -160,9 +161,7 @@ def decode_steps(
         y = next_y
 
 
-def generate(
-    model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]
-) -> Decoding:
+def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
     """Decode greedily from prompt embeddings [1, L, hidden] with a fresh cache."""
     return decode(model, embeddings, model.make_cache(), StopRules(eos_token_ids, max_new_tokens))
 

@@ -28,7 +28,7 @@ HF_LAYOUT_RENAMES = (
 
 
 def official_name(name: str) -> str:
-    """"-hf" tensor name -> official name; official names pass through."""
+    """ "-hf" tensor name -> official name; official names pass through."""
     for hf, official in HF_LAYOUT_RENAMES:
         if name.startswith(hf):
             return official + name[len(hf) :]

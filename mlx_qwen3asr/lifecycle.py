@@ -2,7 +2,7 @@
 
 import atexit
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import mlx.core as mx
 

@@ -27,8 +27,21 @@ from .tokenizer import Tokenizer
 
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"  # what the CLI, the converter and the app load unless told
 DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}
-SAFETENSORS_ITEMSIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "U64": 8, "I32": 4, "U32": 4,
-                        "I16": 2, "U16": 2, "I8": 1, "U8": 1, "BOOL": 1}
+SAFETENSORS_ITEMSIZE = {
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "BF16": 2,
+    "I64": 8,
+    "U64": 8,
+    "I32": 4,
+    "U32": 4,
+    "I16": 2,
+    "U16": 2,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+}
 SAFETENSORS_FLOATS = {"F64", "F32", "F16", "BF16"}
 TIED_HEAD_NAMES = ("thinker.lm_head.", "lm_head.")
 AVAILABLE_MEMORY_ENV = "MLX_QWEN3ASR_AVAILABLE_MEMORY"
@@ -52,8 +65,10 @@ def slow_quantized_note(quantized: bool) -> str:
     """
     if not quantized or mx.default_device() != mx.cpu:
         return ""
-    return ("note: quantized models run about 10x slower than float32 on MLX's CPU backend; on this machine "
-            "a float model (the original checkpoint, or a conversion with --bits 16 --encoder-bits 16) is faster")
+    return (
+        "note: quantized models run about 10x slower than float32 on MLX's CPU backend; on this machine "
+        "a float model (the original checkpoint, or a conversion with --bits 16 --encoder-bits 16) is faster"
+    )
 
 
 def resolve_model_path(path_or_repo: Union[str, Path]) -> Path:

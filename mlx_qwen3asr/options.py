@@ -4,8 +4,9 @@ Built at the boundary (keyword arguments of `transcribe` / `StreamingTranscriber
 flags, server fields) and passed down whole, so the layers below never re-check or re-normalise.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Optional, Union
 
 from .tokenizer import normalize_language
 

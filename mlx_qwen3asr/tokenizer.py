@@ -139,12 +139,8 @@ class Tokenizer:
         self._backend = backend
         extra = config.get("extra_special_tokens", {})
         self.audio_token = config.get("audio_token", extra.get("audio_token", "<|audio_pad|>"))
-        self.audio_bos_token = config.get(
-            "audio_bos_token", extra.get("audio_bos_token", "<|audio_start|>")
-        )
-        self.audio_eos_token = config.get(
-            "audio_eos_token", extra.get("audio_eos_token", "<|audio_end|>")
-        )
+        self.audio_bos_token = config.get("audio_bos_token", extra.get("audio_bos_token", "<|audio_start|>"))
+        self.audio_eos_token = config.get("audio_eos_token", extra.get("audio_eos_token", "<|audio_end|>"))
 
     @classmethod
     def from_dir(cls, path: Union[str, Path], split_pattern: Optional[str] = None) -> "Tokenizer":
@@ -216,11 +212,7 @@ def build_prompt(
     tail = f"{tokenizer.audio_eos_token}<|im_end|>\n<|im_start|>assistant\n"
     if language:
         tail += f"{_LANGUAGE_PREFIX}{language}{ASR_TEXT_TAG}"
-    return (
-        tokenizer.encode(head)
-        + [tokenizer.audio_pad_id] * n_audio_tokens
-        + tokenizer.encode(tail)
-    )
+    return tokenizer.encode(head) + [tokenizer.audio_pad_id] * n_audio_tokens + tokenizer.encode(tail)
 
 
 def _repeated_pattern_length(text: str, start: int, threshold: int) -> int:
@@ -260,12 +252,12 @@ def _collapse_repeated_patterns(text: str, threshold: int) -> str:
 def fix_repetitions(text: str, threshold: int = REPETITION_THRESHOLD) -> str:
     """The official loop clean-up: a character repeated more than `threshold` times in a row becomes
     one character, then runs of `threshold` or more copies of a short pattern become one copy."""
-    single_chars = re.sub(r"(.)\1{%d,}" % threshold, r"\1", text, flags=re.DOTALL)
+    single_chars = re.sub(rf"(.)\1{{{threshold},}}", r"\1", text, flags=re.DOTALL)
     return _collapse_repeated_patterns(single_chars, threshold)
 
 
 def _language_from_header(header: str) -> str:
-    """"language english" on the first line that starts with it -> "English"; else ""."""
+    """ "language english" on the first line that starts with it -> "English"; else ""."""
     for line in header.splitlines():
         line = line.strip()
         if line.lower().startswith(_LANGUAGE_PREFIX):

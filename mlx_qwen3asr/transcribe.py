@@ -15,14 +15,15 @@ once, whatever the length of the audio (see default_batch_size for the sizes).
 """
 
 import os
-from typing import Callable, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Optional, Union
 
 import mlx.core as mx
 import numpy as np
 
-from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .align.aligner import align_segments, check_aligner
 from .align.model import ForcedAligner
+from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
 from .generate import StopRules, decode_batch
@@ -78,7 +79,11 @@ def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int, np
     zero-padded as the official code does."""
     minimum = int(MIN_CHUNK_SECONDS * SAMPLE_RATE)
     return [
-        (start, len(chunk), np.pad(chunk, (0, minimum - len(chunk))) if len(wave) > len(chunk) and len(chunk) < minimum else chunk)
+        (
+            start,
+            len(chunk),
+            np.pad(chunk, (0, minimum - len(chunk))) if len(wave) > len(chunk) and len(chunk) < minimum else chunk,
+        )
         for start, chunk in split_audio(wave, chunk_seconds)
     ]
 
@@ -128,8 +133,14 @@ def transcribe(
     """
     options = decode_options(options, language, context, max_new_tokens)
     return transcribe_batch(
-        [audio], model, chunk_seconds=chunk_seconds, batch_size=batch_size, sample_rate=sample_rate,
-        options=options, on_progress=on_progress, aligner=aligner,
+        [audio],
+        model,
+        chunk_seconds=chunk_seconds,
+        batch_size=batch_size,
+        sample_rate=sample_rate,
+        options=options,
+        on_progress=on_progress,
+        aligner=aligner,
     )[0]
 
 

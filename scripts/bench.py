@@ -23,22 +23,22 @@ import platform
 import resource
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import mlx.core as mx
 import numpy as np
+from bench_limits import limits
 from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
+from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.tokenizer import build_prompt
-from mlx_qwen3asr.model import encode_audio
-
-from bench_limits import limits
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CONFIG = FIXTURES_DIR / "config.json"
@@ -182,17 +182,25 @@ def add_rows(table: Table, dtype: str, ours: dict) -> None:
         per_second = ours["encoder_per_audio_second"][key]
         is_prompt = key == next(iter(ours["encoder"]))
         table.add_row(
-            dtype, f"front end + encoder {key} s", f"{secs * 1000:.0f} ms",
+            dtype,
+            f"front end + encoder {key} s",
+            f"{secs * 1000:.0f} ms",
             f"{limit['encoder'] * 1000:.0f} ms" if is_prompt else f"{per_second / base:.2f}x per audio s",
             f"{over['encoder']:.2f}x (≤{TARGETS['encoder']})" if is_prompt else "",
         )
     table.add_row(
-        dtype, f"prefill ({ours['prefill_tokens']} tokens)", f"{ours['prefill'] * 1000:.0f} ms",
-        f"{limit['prefill'] * 1000:.0f} ms", f"{over['prefill']:.2f}x (≤{TARGETS['prefill']})",
+        dtype,
+        f"prefill ({ours['prefill_tokens']} tokens)",
+        f"{ours['prefill'] * 1000:.0f} ms",
+        f"{limit['prefill'] * 1000:.0f} ms",
+        f"{over['prefill']:.2f}x (≤{TARGETS['prefill']})",
     )
     table.add_row(
-        dtype, "decode per token", f"{ours['decode_ms_per_token']:.1f} ms",
-        f"{limit['decode_ms_per_token']:.1f} ms", f"{over['decode']:.2f}x (≤{TARGETS['decode']})",
+        dtype,
+        "decode per token",
+        f"{ours['decode_ms_per_token']:.1f} ms",
+        f"{limit['decode_ms_per_token']:.1f} ms",
+        f"{over['decode']:.2f}x (≤{TARGETS['decode']})",
     )
     table.add_row(dtype, "transcribe 10 s clip", f"{ours['transcribe'] * 1000:.0f} ms", "", "")
     mem = ours["memory"]
@@ -217,9 +225,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--long", action="store_true", help="also encode 10 and 20 minutes of audio (one run each)")
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
-    parser.add_argument("--dtypes", default=None,
-                        help="comma list of float32, float16, bfloat16, 4bit, 8bit (default: float32 on the CPU, "
-                        "float32,float16,4bit on a GPU)")
+    parser.add_argument(
+        "--dtypes",
+        default=None,
+        help="comma list of float32, float16, bfloat16, 4bit, 8bit (default: float32 on the CPU, "
+        "float32,float16,4bit on a GPU)",
+    )
     parser.add_argument("--runs", type=int, default=None, help="timed runs per measurement (default 5, quick 2)")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
@@ -236,8 +247,10 @@ def chosen_dtypes(args: argparse.Namespace, notes: list[str]) -> list[str]:
     if args.dtypes:
         return args.dtypes.split(",")
     if mx.default_device() == mx.cpu:
-        notes.append("float16 and 4-bit skipped: MLX's CPU backend has no optimised kernels for them "
-                     "(--dtypes float32,float16,4bit to force)")
+        notes.append(
+            "float16 and 4-bit skipped: MLX's CPU backend has no optimised kernels for them "
+            "(--dtypes float32,float16,4bit to force)"
+        )
         return ["float32"]
     return ["float32", "float16", "4bit"]
 
@@ -251,10 +264,14 @@ def main() -> None:
     if not args.long and not args.quick:
         notes.append("10 and 20 min encoder skipped (pass --long)")
     results = {
-        "checkpoint": str(folder), "checkpoint_config": "tiny" if args.quick else "0.6B",
+        "checkpoint": str(folder),
+        "checkpoint_config": "tiny" if args.quick else "0.6B",
         "machine": f"{platform.processor() or platform.machine()}, {platform.system()}, mlx {mx.__version__}, "
         f"device {mx.default_device()}",
-        "blas": libs, "notes": notes, "prompt_seconds": args.prompt_seconds, "runs": args.runs,
+        "blas": libs,
+        "notes": notes,
+        "prompt_seconds": args.prompt_seconds,
+        "runs": args.runs,
         "decode_tokens": args.decode_tokens,
         "dtypes": {dtype: bench_dtype(folder, dtype, args) for dtype in chosen_dtypes(args, notes)},
     }

@@ -69,8 +69,15 @@ class Official:
         audio, text = Path(self.tmp.name) / "audio.npy", Path(self.tmp.name) / "text.txt"
         np.save(audio, wave)
         text.write_text(TEXT, encoding="utf-8")
-        command = [python, str(ROOT / "scripts/bench_official_align.py"), str(folder), str(audio), str(text),
-                   "--threads", str(threads)]
+        command = [
+            python,
+            str(ROOT / "scripts/bench_official_align.py"),
+            str(folder),
+            str(audio),
+            str(text),
+            "--threads",
+            str(threads),
+        ]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError("the official aligner did not start: run bench_official_align.py by hand to see why")
@@ -103,8 +110,11 @@ def alternate(lanes: dict, runs: int) -> tuple[dict, list[float]]:
             loads.append(os.getloadavg()[0])
             last[name] = run()
             times[name].append(last[name]["seconds"])
-            print(f"run {i + 1}/{runs} {name}: {times[name][-1]:.3f} s (load {loads[-1]:.2f})", file=sys.stderr,
-                  flush=True)
+            print(
+                f"run {i + 1}/{runs} {name}: {times[name][-1]:.3f} s (load {loads[-1]:.2f})",
+                file=sys.stderr,
+                flush=True,
+            )
     return {"times": times, "last": last}, loads
 
 
@@ -112,24 +122,32 @@ def parity(aligner, wave: np.ndarray, official: dict) -> dict:
     classes = timestamp_classes(aligner, wave, split_units(TEXT, "English"), True)
     mine = align_wave(aligner, wave, TEXT, "English", full_attention=True)
     diffs = [abs(w.start - o[1]) + abs(w.end - o[2]) for w, o in zip(mine, official["words"])]
-    return {"classes_agree": sum(a == b for a, b in zip(classes, official["classes"])),
-            "classes": len(official["classes"]), "words_identical": sum(d == 0 for d in diffs),
-            "words": len(official["words"]), "max_time_difference_s": max(diffs, default=0.0)}
+    return {
+        "classes_agree": sum(a == b for a, b in zip(classes, official["classes"])),
+        "classes": len(official["classes"]),
+        "words_identical": sum(d == 0 for d in diffs),
+        "words": len(official["words"]),
+        "max_time_difference_s": max(diffs, default=0.0),
+    }
 
 
 def report(result: dict) -> None:
     medians = {name: statistics.median(times) for name, times in result["times"].items()}
-    print(f"{result['config']} aligner, {result['audio_seconds']:g} s audio, {result['units']} words, float32, "
-          f"{result['threads']} threads; load average {min(result['load']):.2f}-{max(result['load']):.2f} "
-          f"on {os.cpu_count()} CPUs; medians of {result['runs']} alternating runs")
+    print(
+        f"{result['config']} aligner, {result['audio_seconds']:g} s audio, {result['units']} words, float32, "
+        f"{result['threads']} threads; load average {min(result['load']):.2f}-{max(result['load']):.2f} "
+        f"on {os.cpu_count()} CPUs; medians of {result['runs']} alternating runs"
+    )
     for name, seconds in medians.items():
         vs = f"  ({medians['official'] / seconds:.2f}x the official's speed)" if "official" in medians else ""
         print(f"  {name:<16} {seconds:8.3f} s{vs if name != 'official' else ''}")
     if result.get("parity"):
         p = result["parity"]
-        print(f"  parity (ours full attention vs official): classes {p['classes_agree']}/{p['classes']}, "
-              f"words identical {p['words_identical']}/{p['words']}, "
-              f"max time difference {p['max_time_difference_s']:.3f} s")
+        print(
+            f"  parity (ours full attention vs official): classes {p['classes_agree']}/{p['classes']}, "
+            f"words identical {p['words_identical']}/{p['words']}, "
+            f"max time difference {p['max_time_difference_s']:.3f} s"
+        )
 
 
 def parse_args() -> argparse.Namespace:
@@ -164,9 +182,16 @@ def main() -> None:
     finally:
         if official:
             official.close()
-    result = {"config": "tiny" if args.quick else "0.6B", "audio_seconds": args.seconds, "threads": args.threads,
-              "units": len(split_units(TEXT)), "runs": args.runs, "times": runs["times"], "load": load,
-              "mlx": mx.__version__}
+    result = {
+        "config": "tiny" if args.quick else "0.6B",
+        "audio_seconds": args.seconds,
+        "threads": args.threads,
+        "units": len(split_units(TEXT)),
+        "runs": args.runs,
+        "times": runs["times"],
+        "load": load,
+        "mlx": mx.__version__,
+    }
     if official:
         result["parity"] = parity(aligner, wave, runs["last"]["official"])
     report(result)

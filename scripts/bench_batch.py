@@ -24,6 +24,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
+from bench import blas_libraries, clip, ensure_checkpoint
 from rich.console import Console
 from rich.table import Table
 
@@ -32,8 +33,6 @@ from mlx_qwen3asr.audio.split import split_audio
 from mlx_qwen3asr.generate import StopRules, decode_steps
 from mlx_qwen3asr.model import encode_audios
 from mlx_qwen3asr.tokenizer import build_prompt
-
-from bench import blas_libraries, clip, ensure_checkpoint
 
 HEADER_TOKENS = 6  # "language English<asr_text>" and the end-of-text
 console = Console(width=150)
@@ -86,17 +85,33 @@ def summarise(results: dict, audio_seconds: float) -> dict:
 
 def print_table(results: dict, args, weights_mb: float) -> None:
     table = Table(title=f"batched transcription, {args.config} config, {args.minutes:g} min clip, random weights")
-    columns = ("batch", "audio s / compute s", "vs b1", "tokens/s", "decode-phase tokens/s", "vs b1",
-               "encoder s", "prefill s", "decode s", "peak MLX MB (weights excl.)")
+    columns = (
+        "batch",
+        "audio s / compute s",
+        "vs b1",
+        "tokens/s",
+        "decode-phase tokens/s",
+        "vs b1",
+        "encoder s",
+        "prefill s",
+        "decode s",
+        "peak MLX MB (weights excl.)",
+    )
     for column in columns:
         table.add_column(column)
     base = results[min(results)]
     for b, r in results.items():
         table.add_row(
-            str(b), f"{r['audio_per_compute']:.3f}", f"{r['audio_per_compute'] / base['audio_per_compute']:.2f}x",
-            f"{r['tokens_per_s']:.1f}", f"{r['decode_tokens_per_s']:.1f}",
-            f"{r['decode_tokens_per_s'] / base['decode_tokens_per_s']:.2f}x", f"{r['encoder']:.1f}",
-            f"{r['prefill']:.1f}", f"{r['decode']:.1f}", f"{r['peak_mb']:.0f} ({r['peak_mb'] - weights_mb:.0f})",
+            str(b),
+            f"{r['audio_per_compute']:.3f}",
+            f"{r['audio_per_compute'] / base['audio_per_compute']:.2f}x",
+            f"{r['tokens_per_s']:.1f}",
+            f"{r['decode_tokens_per_s']:.1f}",
+            f"{r['decode_tokens_per_s'] / base['decode_tokens_per_s']:.2f}x",
+            f"{r['encoder']:.1f}",
+            f"{r['prefill']:.1f}",
+            f"{r['decode']:.1f}",
+            f"{r['peak_mb']:.0f} ({r['peak_mb'] - weights_mb:.0f})",
         )
     console.print(table)
 
@@ -133,17 +148,23 @@ def main() -> None:
     summarise(results, audio_seconds)
     reference = results[min(results)]["tokens"]
     same = {b: r["tokens"] == reference for b, r in results.items()}
-    console.print(f"{platform.processor() or platform.machine()}, mlx {mx.__version__}, {mx.default_device()}, "
-                  f"BLAS {', '.join(blas_libraries()) or '?'}; {len(chunks)} chunks, {audio_seconds:.0f} s of audio; "
-                  f"load average at start {load_start[0]:.2f}, at end {os.getloadavg()[0]:.2f}")
+    console.print(
+        f"{platform.processor() or platform.machine()}, mlx {mx.__version__}, {mx.default_device()}, "
+        f"BLAS {', '.join(blas_libraries()) or '?'}; {len(chunks)} chunks, {audio_seconds:.0f} s of audio; "
+        f"load average at start {load_start[0]:.2f}, at end {os.getloadavg()[0]:.2f}"
+    )
     print_table(results, args, weights_mb)
     for b, ok in same.items():
-        console.print(f"batch {b}: tokens and text {'identical to' if ok else 'DIFFERENT from'} batch {min(results)} "
-                      f"({sum(map(len, results[b]['tokens']))} tokens)")
+        console.print(
+            f"batch {b}: tokens and text {'identical to' if ok else 'DIFFERENT from'} batch {min(results)} "
+            f"({sum(map(len, results[b]['tokens']))} tokens)"
+        )
     if args.json:
         for r in results.values():
             r["tokens"] = sum(map(len, r["tokens"]))
-        args.json.write_text(json.dumps({"results": results, "identical": same, "load": [load_start, os.getloadavg()]}, indent=2))
+        args.json.write_text(
+            json.dumps({"results": results, "identical": same, "load": [load_start, os.getloadavg()]}, indent=2)
+        )
     if not all(same.values()):
         raise SystemExit("batched tokens differ from batch 1")
 

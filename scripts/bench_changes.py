@@ -13,20 +13,19 @@ exactly the code as it was before the change.
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import mlx.core as mx
 import mlx.nn as nn
+from bench import clip, ensure_checkpoint
 from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.model import decoder, encoder
 from mlx_qwen3asr.audio.features import log_mel_spectrogram
-
-from bench import clip, ensure_checkpoint
+from mlx_qwen3asr.model import decoder, encoder
 
 console = Console(width=200)
 
@@ -48,7 +47,8 @@ def stem_batches(on: bool) -> None:
 
 def cpu_attention(on: bool) -> None:
     fused = lambda q, k, v, scale, mask=None: mx.fast.scaled_dot_product_attention(  # noqa: E731
-        q, k, v, scale=scale, mask=mask)
+        q, k, v, scale=scale, mask=mask
+    )
     encoder.attention = decoder.attention = attention if on else fused
 
 
@@ -114,8 +114,15 @@ def main() -> None:
         table.add_column(column)
     for change in CHANGES:
         for name, stage, before, after, peak_before, peak_after, diff in compare(change, stage_fns, args.runs):
-            table.add_row(name, stage, f"{before * 1000:.0f} ms", f"{after * 1000:.0f} ms", f"{before / after:.2f}x",
-                          f"{peak_before / 1e6:.0f} / {peak_after / 1e6:.0f} MB", f"{diff:.1e}")
+            table.add_row(
+                name,
+                stage,
+                f"{before * 1000:.0f} ms",
+                f"{after * 1000:.0f} ms",
+                f"{before / after:.2f}x",
+                f"{peak_before / 1e6:.0f} / {peak_after / 1e6:.0f} MB",
+                f"{diff:.1e}",
+            )
     console.print(table)
 
 

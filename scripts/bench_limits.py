@@ -22,8 +22,9 @@ Product = tuple[mx.array, nn.Module]  # (input rows, a layer whose `weight` mult
 def bare_product(x: mx.array, layer: nn.Module) -> mx.array:
     """x times the layer's weight, transposed, and nothing else (no bias, no activation)."""
     if hasattr(layer, "scales"):  # nn.QuantizedLinear / nn.QuantizedEmbedding
-        return mx.quantized_matmul(x, layer.weight, layer.scales, layer.biases, transpose=True,
-                                   group_size=layer.group_size, bits=layer.bits)
+        return mx.quantized_matmul(
+            x, layer.weight, layer.scales, layer.biases, transpose=True, group_size=layer.group_size, bits=layer.bits
+        )
     weight = layer.weight
     return x @ weight.reshape(weight.shape[0], -1).T  # conv weights [out, kh, kw, in] flattened
 

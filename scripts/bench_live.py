@@ -136,15 +136,21 @@ def replay(model, wav: Path, args, recorder: Recorder):
 
         engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
         engine.warm_up()
-        runner = Pipeline(engine, lambda c: recorder.commit(c.end), recorder.tentative, Segmenter(args.pause),
-                          refresh_every=None if partials == "off" else 0.5)
+        runner = Pipeline(
+            engine,
+            lambda c: recorder.commit(c.end),
+            recorder.tentative,
+            Segmenter(args.pause),
+            refresh_every=None if partials == "off" else 0.5,
+        )
         worker, stats = Worker(blocks, runner), runner.stats
     else:
         from mlx_qwen3asr.streaming.utterances import make_engine
 
         engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
-        live = mq.LiveSession(None, options, pause=args.pause, partials=partials, channels_last=True,
-                              engine=engine)  # FileSource blocks are [n, 1], as the app's
+        live = mq.LiveSession(
+            None, options, pause=args.pause, partials=partials, channels_last=True, engine=engine
+        )  # FileSource blocks are [n, 1], as the app's
         live.warm_up()
 
         def on_event(event) -> None:
@@ -167,8 +173,14 @@ def seconds(values: list[float], q: float) -> float | None:
     return round(float(np.percentile(values, q)), 3) if values else None
 
 
-def report(recorder: Recorder, replay_start: float, speech_starts: list[float], pause_starts: list[float],
-           stats, engine: TimedEngine) -> dict:
+def report(
+    recorder: Recorder,
+    replay_start: float,
+    speech_starts: list[float],
+    pause_starts: list[float],
+    stats,
+    engine: TimedEngine,
+) -> dict:
     latencies, first_partials = [], []
     for at, end in recorder.commits:
         # the pause that ended this utterance: the last one starting before its end
@@ -208,8 +220,12 @@ def main() -> None:
     p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
     p.add_argument("--pause", type=float, default=0.6)
     p.add_argument("--language", default=None, help="force a language (default: detected)")
-    p.add_argument("--engine", choices=["new", "old"], default="new",
-                   help="new: mlx_qwen3asr.LiveSession; old: the app's Pipeline (a tree from before issue 13)")
+    p.add_argument(
+        "--engine",
+        choices=["new", "old"],
+        default="new",
+        help="new: mlx_qwen3asr.LiveSession; old: the app's Pipeline (a tree from before issue 13)",
+    )
     args = p.parse_args()
     model_path = args.model or random_06b(Path(args.checkpoint_dir))
     model = mq.load(model_path, dtype=args.dtype)
@@ -218,9 +234,16 @@ def main() -> None:
         recorder = Recorder()
         start, stats, engine = replay(model, wav, args, recorder)
     result = report(recorder, start, speech_starts, pause_starts, stats, engine)
-    result.update(engine=args.engine, model=str(model_path), dtype=args.dtype, max_new_tokens=args.max_new_tokens,
-                  partials=f"{args.partials} ({type(engine.engine).__name__})", pause_setting_s=args.pause,
-                  load_average=os.getloadavg()[0], cpus=os.cpu_count())
+    result.update(
+        engine=args.engine,
+        model=str(model_path),
+        dtype=args.dtype,
+        max_new_tokens=args.max_new_tokens,
+        partials=f"{args.partials} ({type(engine.engine).__name__})",
+        pause_setting_s=args.pause,
+        load_average=os.getloadavg()[0],
+        cpus=os.cpu_count(),
+    )
     print(json.dumps(result, indent=2))
 
 

@@ -72,8 +72,9 @@ class BackgroundLoad:
     def __enter__(self) -> "BackgroundLoad":
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
-        self._procs = [context.Process(target=_burn, args=(self.duty, self._stop), daemon=True)
-                       for _ in range(self.workers)]
+        self._procs = [
+            context.Process(target=_burn, args=(self.duty, self._stop), daemon=True) for _ in range(self.workers)
+        ]
         for proc in self._procs:
             proc.start()
         return self

@@ -50,7 +50,8 @@ class Official:
     def _audio_features(self, wave) -> torch.Tensor:
         inputs = self._inputs(wave)
         return self.thinker.get_audio_features(
-            inputs["input_features"], feature_attention_mask=inputs["feature_attention_mask"])
+            inputs["input_features"], feature_attention_mask=inputs["feature_attention_mask"]
+        )
 
     def _prompt_embeddings(self, inputs: dict) -> torch.Tensor:
         features = self._audio_features(clip(PROMPT_SECONDS))
@@ -60,8 +61,13 @@ class Official:
         return embeds
 
     def ready(self) -> dict:
-        return {"side": "official", "dtypes": ["float32"], "prefill_tokens": int(self.embeddings.shape[1]),
-                "torch": torch.__version__, "threads": torch.get_num_threads()}
+        return {
+            "side": "official",
+            "dtypes": ["float32"],
+            "prefill_tokens": int(self.embeddings.shape[1]),
+            "torch": torch.__version__,
+            "threads": torch.get_num_threads(),
+        }
 
     @torch.inference_mode()
     def encoder(self, seconds: float) -> dict:
@@ -87,8 +93,9 @@ class Official:
         token = self.thinker.lm_head(out.last_hidden_state[:, -1:]).argmax(-1)
         start = time.perf_counter()
         for _ in range(tokens):
-            out = self.thinker.model(inputs_embeds=self.thinker.get_input_embeddings()(token),
-                                     past_key_values=cache, use_cache=True)
+            out = self.thinker.model(
+                inputs_embeds=self.thinker.get_input_embeddings()(token), past_key_values=cache, use_cache=True
+            )
             token = self.thinker.lm_head(out.last_hidden_state[:, -1:]).argmax(-1)
             token.item()  # the next step needs the token on the host, as in any greedy loop
         return {"ms_per_token": 1000 * (time.perf_counter() - start) / tokens}
@@ -103,7 +110,7 @@ class Official:
         start = time.perf_counter()
         inputs = self._inputs(clip(seconds))
         out = self.asr.model.generate(**inputs, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False)
-        new = out.sequences[:, inputs["input_ids"].shape[1]:]
+        new = out.sequences[:, inputs["input_ids"].shape[1] :]
         text = self.asr.processor.batch_decode(new, skip_special_tokens=True)[0]
         return {"seconds": time.perf_counter() - start, "tokens": int(new.shape[1]), "chars": len(text)}
 

@@ -44,8 +44,13 @@ class Ours:
 
     def ready(self) -> dict:
         dtypes = sorted({str(v.dtype) for _, v in tree_flatten(self.model.parameters())})
-        return {"side": "ours", "blas": global_cblas() or "reference", "dtypes": dtypes,
-                "prefill_tokens": int(self.embeddings.shape[1]), "mlx": mx.__version__}
+        return {
+            "side": "ours",
+            "blas": global_cblas() or "reference",
+            "dtypes": dtypes,
+            "prefill_tokens": int(self.embeddings.shape[1]),
+            "mlx": mx.__version__,
+        }
 
     def encoder(self, seconds: float) -> dict:
         wave = clip(seconds)

@@ -71,9 +71,25 @@ def start_server(model: str, batch_size: int, args) -> tuple[subprocess.Popen, s
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    command = [sys.executable, "-m", "app.server", "--model", model, "--port", str(port), "--batch-size",
-               str(batch_size), "--max-new-tokens", str(args.max_new_tokens), "--max-queue", "1000",
-               "--max-upload-mb", "100", "--log-level", "warning"]
+    command = [
+        sys.executable,
+        "-m",
+        "app.server",
+        "--model",
+        model,
+        "--port",
+        str(port),
+        "--batch-size",
+        str(batch_size),
+        "--max-new-tokens",
+        str(args.max_new_tokens),
+        "--max-queue",
+        "1000",
+        "--max-upload-mb",
+        "100",
+        "--log-level",
+        "warning",
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -192,15 +208,21 @@ def main(argv=None) -> int:
 
 
 def print_table(report: dict) -> None:
-    print(f"{report['files']} files, {report['audio_seconds']:.0f} s of audio, {report['clients']} clients, "
-          f"{report['live_sessions']} live sessions, model {report['model']}, max_new_tokens {report['max_new_tokens']}")
+    print(
+        f"{report['files']} files, {report['audio_seconds']:.0f} s of audio, {report['clients']} clients, "
+        f"{report['live_sessions']} live sessions, model {report['model']}, max_new_tokens {report['max_new_tokens']}"
+    )
     print(f"load average before {report['load_average_before'][0]:.2f}, after {report['load_average_after'][0]:.2f}")
-    print(f"{'batch':>5} {'files/s':>8} {'audio s/s':>10} {'p50 s':>7} {'p95 s':>7} {'live lag p50':>13} "
-          f"{'p95':>6} {'partials':>9} {'errors':>7}")
+    print(
+        f"{'batch':>5} {'files/s':>8} {'audio s/s':>10} {'p50 s':>7} {'p95 s':>7} {'live lag p50':>13} "
+        f"{'p95':>6} {'partials':>9} {'errors':>7}"
+    )
     for r in report["runs"]:
-        print(f"{r['batch_size']:>5} {r['files_per_s']:>8.2f} {r['audio_s_per_s']:>10.1f} {r['p50_s']:>7.2f} "
-              f"{r['p95_s']:>7.2f} {r['live_lag_p50_s']:>13.2f} {r['live_lag_p95_s']:>6.2f} "
-              f"{r['live_partials']:>9} {len(r['errors']):>7}")
+        print(
+            f"{r['batch_size']:>5} {r['files_per_s']:>8.2f} {r['audio_s_per_s']:>10.1f} {r['p50_s']:>7.2f} "
+            f"{r['p95_s']:>7.2f} {r['live_lag_p50_s']:>13.2f} {r['live_lag_p95_s']:>6.2f} "
+            f"{r['live_partials']:>9} {len(r['errors']):>7}"
+        )
     for r in report["runs"]:
         for error in r["errors"][:3]:
             print(f"  batch {r['batch_size']} error: {error}")

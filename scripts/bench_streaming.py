@@ -31,11 +31,11 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
+from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 
 AUDIO_DIR = Path(__file__).resolve().parents[1] / "tests/fixtures/audio"
 RANDOM_TOKENS_PER_RUN = 12
@@ -102,9 +102,7 @@ def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -
     options = StreamingOptions(**switches, **random_caps(args))
     inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=options.stop_loops)
     engine = CountingEngine(inner)
-    transcriber = StreamingTranscriber(
-        model, args.language, chunk_seconds=args.chunk, options=options, engine=engine
-    )
+    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, options=options, engine=engine)
     chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=engine.counts)
     for start in range(0, len(audio), chunk):
         minute = start // (60 * mq.SAMPLE_RATE)
@@ -140,8 +138,10 @@ def p(values, q: float) -> float:
 def side_by_side(model, args) -> None:
     audio = speech(args.compare_seconds, seed=1)
     print(f"\n1. side by side: {args.compare_seconds:.0f} s of speech, {args.chunk:g} s steps")
-    print(f"{'configuration':32} {'steps':>5} {'total s':>8} {'p50 s':>7} {'p95 s':>7} {'speed-up':>8}"
-          f" {'prefilled/run':>13} {'draft ok':>8}")
+    print(
+        f"{'configuration':32} {'steps':>5} {'total s':>8} {'p50 s':>7} {'p95 s':>7} {'speed-up':>8}"
+        f" {'prefilled/run':>13} {'draft ok':>8}"
+    )
     baseline, texts = None, {}
     for name, switches in CONFIGS.items():
         run = stream(model, audio, switches, args)
@@ -149,9 +149,11 @@ def side_by_side(model, args) -> None:
         baseline = baseline or total
         c = run.counts
         accepted = f"{c.draft_accepted}/{c.draft_offered}" if c.draft_offered else "-"
-        print(f"{name:32} {len(run.step_seconds):5d} {total:8.2f} {p(run.step_seconds, 50):7.3f} "
-              f"{p(run.step_seconds, 95):7.3f} {baseline / total:7.2f}x "
-              f"{c.prefilled / max(c.runs, 1):13.0f} {accepted:>8}")
+        print(
+            f"{name:32} {len(run.step_seconds):5d} {total:8.2f} {p(run.step_seconds, 50):7.3f} "
+            f"{p(run.step_seconds, 95):7.3f} {baseline / total:7.2f}x "
+            f"{c.prefilled / max(c.runs, 1):13.0f} {accepted:>8}"
+        )
         texts[name] = run.text
     same = len(set(texts.values())) == 1
     print(f"final text identical in all configurations: {same}")
@@ -166,18 +168,21 @@ def session(model, args) -> None:
     run = stream(model, audio, all_on, args, minutes_to_mark=(1, minutes))
     ends = np.array(run.step_ends)
     steps = np.array(run.step_seconds)
-    print(f"{'minute':>6} {'steps':>5} {'p50 s':>7} {'p95 s':>7} {'RTF p50':>7} "
-          f"{'peak MLX MB':>11} {'RSS MB':>7}")
+    print(f"{'minute':>6} {'steps':>5} {'p50 s':>7} {'p95 s':>7} {'RTF p50':>7} {'peak MLX MB':>11} {'RSS MB':>7}")
     rows = {}
     for minute in (1, minutes):
         sel = steps[(ends > (minute - 1) * 60) & (ends <= minute * 60)]
         peak, rss = run.marks.get(minute, (float("nan"), float("nan")))
         rows[minute] = p(sel, 50)
-        print(f"{minute:6d} {len(sel):5d} {p(sel, 50):7.3f} {p(sel, 95):7.3f} "
-              f"{p(sel, 50) / args.chunk:7.2f} {peak / 2**20:11.0f} {rss / 2**20:7.0f}")
-    print(f"p50 ratio minute {minutes} / minute 1: {rows[minutes] / rows[1]:.2f}; "
-          f"encoder windows rebuilt (clamp floor moved): {run.rebuilds}; "
-          f"committed characters: {len(run.text)}; wall {time.perf_counter() - started:.0f} s")
+        print(
+            f"{minute:6d} {len(sel):5d} {p(sel, 50):7.3f} {p(sel, 95):7.3f} "
+            f"{p(sel, 50) / args.chunk:7.2f} {peak / 2**20:11.0f} {rss / 2**20:7.0f}"
+        )
+    print(
+        f"p50 ratio minute {minutes} / minute 1: {rows[minutes] / rows[1]:.2f}; "
+        f"encoder windows rebuilt (clamp floor moved): {run.rebuilds}; "
+        f"committed characters: {len(run.text)}; wall {time.perf_counter() - started:.0f} s"
+    )
 
 
 def cer(model, args) -> None:
@@ -204,9 +209,7 @@ def load_model(args):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny random model, short runs")
     parser.add_argument("--model", help="a real checkpoint folder (adds the CER check with --audio)")
     parser.add_argument("--audio", help="speech file for the CER check (real weights only)")
@@ -220,8 +223,10 @@ def main() -> None:
     args.minutes = args.minutes or (2 if args.quick else 30)
     args.compare_seconds = args.compare_seconds or (20.0 if args.quick else 40.0)
     model = load_model(args)
-    print(f"model: {args.model or ('tiny' if args.quick else '0.6B-size')} random={not args.model} "
-          f"dtype={args.dtype} device={mx.default_device()}")
+    print(
+        f"model: {args.model or ('tiny' if args.quick else '0.6B-size')} random={not args.model} "
+        f"dtype={args.dtype} device={mx.default_device()}"
+    )
     if args.model and args.audio:
         cer(model, args)
     side_by_side(model, args)

@@ -62,16 +62,25 @@ class Side:
 
 
 def stages(args: argparse.Namespace) -> list[Stage]:
-    out = [Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s})
-           for s in args.seconds]
+    out = [
+        Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s}) for s in args.seconds
+    ]
     out += [
         Stage("prefill", "prefill, LM head on the last position", {"stage": "prefill", "head": "last"}),
         Stage("prefill_all", "prefill, LM head on every position", {"stage": "prefill", "head": "all"}),
         Stage("decode", "decode, ms per token", {"stage": "decode", "tokens": args.decode_tokens}, unit="ms"),
-        Stage("decode_generate", "decode, ms per token, its generate()",
-              {"stage": "decode", "tokens": args.decode_tokens, "way": "generate"}, sides="official", unit="ms"),
-        Stage("e2e", f"end to end, 10 s clip, {args.e2e_tokens} tokens",
-              {"stage": "end_to_end", "seconds": 10.0, "tokens": args.e2e_tokens}),
+        Stage(
+            "decode_generate",
+            "decode, ms per token, its generate()",
+            {"stage": "decode", "tokens": args.decode_tokens, "way": "generate"},
+            sides="official",
+            unit="ms",
+        ),
+        Stage(
+            "e2e",
+            f"end to end, 10 s clip, {args.e2e_tokens} tokens",
+            {"stage": "end_to_end", "seconds": 10.0, "tokens": args.e2e_tokens},
+        ),
     ]
     return out
 
@@ -82,8 +91,9 @@ def source_tree(rev: str, cache_dir: Path) -> Path:
     folder = cache_dir / f"src-{sha.stdout.strip()[:12]}"
     if not (folder / "mlx_qwen3asr").exists():
         folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "mlx_qwen3asr"], capture_output=True,
-                                 check=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "mlx_qwen3asr"], capture_output=True, check=True
+        )
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     return folder
 
@@ -94,8 +104,13 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
-        command = [args.official_python, str(SCRIPTS / "bench_official.py"), str(checkpoint),
-                   "--threads", str(args.threads)]
+        command = [
+            args.official_python,
+            str(SCRIPTS / "bench_official.py"),
+            str(checkpoint),
+            "--threads",
+            str(args.threads),
+        ]
         return Side("official", command, env, official=True)
     name, _, blas = spec.partition(":")
     _, _, rev = name.partition("@")
@@ -115,10 +130,22 @@ def measure_stage(stage: Stage, workers: dict, args: argparse.Namespace) -> None
             load = probe.stop(reply["cpu_seconds"])
             value = reply.get("seconds", reply.get("ms_per_token"))
             order = sum(len(s.records) for s in workers)  # position in the whole run's sequence
-            side.records.append({"order": order, "stage": stage.name, "round": round_index,
-                                 "warmup": round_index < args.warmup, "value": value, **load, "reply": reply})
-            console.print(f"  {stage.name:45s} {side.label:22s} {value:9.3f} {stage.unit}  load1 {load['load1']:.1f}"
-                          f"  others {load['others']:.0%}", highlight=False)
+            side.records.append(
+                {
+                    "order": order,
+                    "stage": stage.name,
+                    "round": round_index,
+                    "warmup": round_index < args.warmup,
+                    "value": value,
+                    **load,
+                    "reply": reply,
+                }
+            )
+            console.print(
+                f"  {stage.name:45s} {side.label:22s} {value:9.3f} {stage.unit}  load1 {load['load1']:.1f}"
+                f"  others {load['others']:.0%}",
+                highlight=False,
+            )
 
 
 def summarize(stage: Stage, sides: list[Side]) -> dict:
@@ -129,10 +156,15 @@ def summarize(stage: Stage, sides: list[Side]) -> dict:
         if not timed:
             continue
         values = [r["value"] for r in timed]
-        row = {"median": statistics.median(values), "min": min(values), "max": max(values),
-               "load1": statistics.median(r["load1"] for r in timed),
-               "others": statistics.median(r["others"] for r in timed), "values": values,
-               "cpu_seconds": statistics.median(r["reply"]["cpu_seconds"] for r in timed)}
+        row = {
+            "median": statistics.median(values),
+            "min": min(values),
+            "max": max(values),
+            "load1": statistics.median(r["load1"] for r in timed),
+            "others": statistics.median(r["others"] for r in timed),
+            "values": values,
+            "cpu_seconds": statistics.median(r["reply"]["cpu_seconds"] for r in timed),
+        }
         if base is None:
             base = {r["round"]: r["value"] for r in timed}
         else:  # per-round ratio: both measured back to back, under the same load
@@ -172,13 +204,20 @@ def print_table(results: dict, labels: list[str]) -> None:
         load1 = statistics.median(row["load1"] for row in rows.values())
         others = statistics.median(row["others"] for row in rows.values())
         table.add_row(*cells, f"{load1:.1f} / {others:.0%}")
-    table.add_row("peak RSS (MB)", *[f"{results['rss_peak_mb'][label]:.0f}" for label in labels[:1]],
-                  *[c for label in labels[1:] for c in (f"{results['rss_peak_mb'][label]:.0f}", "")], "")
+    table.add_row(
+        "peak RSS (MB)",
+        *[f"{results['rss_peak_mb'][label]:.0f}" for label in labels[:1]],
+        *[c for label in labels[1:] for c in (f"{results['rss_peak_mb'][label]:.0f}", "")],
+        "",
+    )
     console.print(table)
     for label, ready in results["sides"].items():
         console.print(f"{label}: {ready}", highlight=False)
-    console.print("times in s (decode: ms per token); a ratio above 1: the first side is faster; load1: 1-min load "
-                  "average, others: share of the cores other processes kept busy (medians)", highlight=False)
+    console.print(
+        "times in s (decode: ms per token); a ratio above 1: the first side is faster; load1: 1-min load "
+        "average, others: share of the cores other processes kept busy (medians)",
+        highlight=False,
+    )
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
@@ -194,8 +233,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--decode-tokens", type=int, default=None, help="default 32, quick 8")
     parser.add_argument("--e2e-tokens", type=int, default=None, help="default 64, quick 8")
-    parser.add_argument("--stages", help="comma list of encoder10, encoder60, prefill, prefill_all, decode, "
-                        "decode_generate, e2e (default: all)")
+    parser.add_argument(
+        "--stages",
+        help="comma list of encoder10, encoder60, prefill, prefill_all, decode, decode_generate, e2e (default: all)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
     parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
     args = parser.parse_args(argv)
@@ -237,16 +278,26 @@ def run(args: argparse.Namespace) -> dict:
     summary = {stage.name: summarize(stage, sides) for stage in plan}
     return {
         "title": f"{'tiny' if args.quick else '0.6B'} config, random weights, float32, {args.threads} threads, "
-                 f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
-        "case": case_of(summary, busy), "command": " ".join(sys.argv), "machine": machine(),
-        "sides": ready, "summary": summary, "rss_peak_mb": rss,
+        f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
+        "case": case_of(summary, busy),
+        "command": " ".join(sys.argv),
+        "machine": machine(),
+        "sides": ready,
+        "summary": summary,
+        "rss_peak_mb": rss,
         "records": {side.label: side.records for side in sides},
     }
 
 
 def machine() -> str:
-    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-                 platform.machine()) if os.path.exists("/proc/cpuinfo") else platform.machine()
+    model = (
+        next(
+            (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+            platform.machine(),
+        )
+        if os.path.exists("/proc/cpuinfo")
+        else platform.machine()
+    )
     return f"{model}, {os.cpu_count()} cores, {platform.system()}"
 
 

@@ -41,16 +41,25 @@ MODEL_CASES = {
     "english": ("short", "Hello world, this is a short speech test.", "English", "full"),
     "chinese": ("short", "今天天气很好，我们去公园散步吧。", "Chinese", "full"),
     "mixed": ("short", "我用iPhone打电话, GPT-4模型 and COVID-19疫情 GitHub", "Chinese", "full"),
-    "punctuation": ("exact", "don't e-mail the U.S.A. rock'n'roll at o'clock, well-known state-of-the-art!",
-                    "English", "full"),
+    "punctuation": (
+        "exact",
+        "don't e-mail the U.S.A. rock'n'roll at o'clock, well-known state-of-the-art!",
+        "English",
+        "full",
+    ),
     "numbers": ("exact", "3.14 1,000 42 2nd 10% $5 9:30 24/7 2024年5月1日", "English", "full"),
     "korean": ("short", "안녕하세요 저는 학생입니다. 서울에서 iPhone을 샀어요", "Korean", "full"),
     "japanese": ("short", "東京都に住んでいます。iPhoneで写真を撮る", "Japanese", "full"),
     "no_language_rule": ("short", "Größe Straße, naïve café", "German", "full"),
     "punctuation_only": ("short", "... !!! ,,,", "English", "full"),
-    "long_full": ("long", "Speech recognition turns spoken words into written text. This passage is long enough "
-                  "to cover more than one attention window of the audio encoder, so the model must process "
-                  "several windows of eight seconds each.", "English", "full"),
+    "long_full": (
+        "long",
+        "Speech recognition turns spoken words into written text. This passage is long enough "
+        "to cover more than one attention window of the audio encoder, so the model must process "
+        "several windows of eight seconds each.",
+        "English",
+        "full",
+    ),
 }
 MODEL_CASES["long_windowed"] = (*MODEL_CASES["long_full"][:3], "windowed")
 
@@ -73,20 +82,81 @@ WORDS = {
 CHINESE = "今天天气很好我们去公园散步吧语音识别是一项很有用的技术北京上海深圳"
 CANTONESE = "佢哋喺度食緊飯你食咗未呢度嘅嘢好好食"
 CHINESE_PUNCT = "，。！？、“”《》：；（）…—"
-MIXED = ["我用iPhone打电话", "今天是2024年5月1日", "Python3很好用", "AI人工智能", "GPT-4模型", "第3名",
-         "COVID-19疫情"]
+MIXED = ["我用iPhone打电话", "今天是2024年5月1日", "Python3很好用", "AI人工智能", "GPT-4模型", "第3名", "COVID-19疫情"]
 SPECIAL = [
-    "😀", "👍🏽", "❤️", "👨\u200d👩\u200d👧", "ＡＢＣ", "１２３", "ｈｅｌｌｏ", "，", "。", "！", "「引用」", "\u3000",
-    "𠀀", "𠀁字", "豈", "\U0002ceb0", "ㄅㄆㄇ", "Ⅻ", "½", "²", "e\u0301", "n\u0303o", "\u200b", "\ufeff", "---", "...",
-    "''", "'quoted'", "‘curly’", "“double”", "a'", "'b", "x\u00a0y", "tab\there", "new\nline", "ß", "ﬁ", "İ",
+    "😀",
+    "👍🏽",
+    "❤️",
+    "👨\u200d👩\u200d👧",
+    "ＡＢＣ",
+    "１２３",
+    "ｈｅｌｌｏ",
+    "，",
+    "。",
+    "！",
+    "「引用」",
+    "\u3000",
+    "𠀀",
+    "𠀁字",
+    "豈",
+    "\U0002ceb0",
+    "ㄅㄆㄇ",
+    "Ⅻ",
+    "½",
+    "²",
+    "e\u0301",
+    "n\u0303o",
+    "\u200b",
+    "\ufeff",
+    "---",
+    "...",
+    "''",
+    "'quoted'",
+    "‘curly’",
+    "“double”",
+    "a'",
+    "'b",
+    "x\u00a0y",
+    "tab\there",
+    "new\nline",
+    "ß",
+    "ﬁ",
+    "İ",
 ]
 JAPANESE = [
-    "東京都に住んでいます。", "今日はいい天気ですね！", "私の名前は田中です", "ラーメンを食べたい", "カタカナとひらがな",
-    "2024年の夏、京都へ行きました。", "iPhoneで写真を撮る", "すみません、駅はどこですか？", "お疲れ様でした",
-    "日本語の音声認識はとても難しいです。", "ＡＢＣとａｂｃ", "「こんにちは」と言った", "コーヒー１杯ください",
+    "東京都に住んでいます。",
+    "今日はいい天気ですね！",
+    "私の名前は田中です",
+    "ラーメンを食べたい",
+    "カタカナとひらがな",
+    "2024年の夏、京都へ行きました。",
+    "iPhoneで写真を撮る",
+    "すみません、駅はどこですか？",
+    "お疲れ様でした",
+    "日本語の音声認識はとても難しいです。",
+    "ＡＢＣとａｂｃ",
+    "「こんにちは」と言った",
+    "コーヒー１杯ください",
 ]
 KOREAN_WORDS = ["안녕하세요", "저는", "학생입니다", "감사합니다", "iPhone을", "2024년에", "K-pop", "서울에서", "ㅋㅋㅋ"]
-KOREAN_SUFFIXES = ["", "은", "는", "이", "가", "을", "를", "에서", "입니다", "하세요", "했어요", "의", ".", ",", "!", "?"]
+KOREAN_SUFFIXES = [
+    "",
+    "은",
+    "는",
+    "이",
+    "가",
+    "을",
+    "를",
+    "에서",
+    "입니다",
+    "하세요",
+    "했어요",
+    "의",
+    ".",
+    ",",
+    "!",
+    "?",
+]
 SEPARATORS = [" ", " ", " ", "  ", "\t", "\n", "\u3000", ""]
 
 
@@ -137,8 +207,17 @@ def unit_cases(processor: Qwen3ForceAlignProcessor, rng: random.Random) -> list[
     for _ in range(35):
         text = sentence(rng, JAPANESE + MIXED + SPECIAL[:8], 4, ["", " ", "\n"])
         cases.append((rng.choice(spellings("Japanese")), text))
-    cases += [("English", ""), ("English", "   "), ("English", "... !!! ,,,"), ("Korean", ""), ("Japanese", ""),
-              ("Chinese", "。"), ("Japanese", "。、！"), ("Korean", "?! ..."), ("English", "'")]
+    cases += [
+        ("English", ""),
+        ("English", "   "),
+        ("English", "... !!! ,,,"),
+        ("Korean", ""),
+        ("Japanese", ""),
+        ("Chinese", "。"),
+        ("Japanese", "。、！"),
+        ("Korean", "?! ..."),
+        ("English", "'"),
+    ]
     return [
         {"language": language, "text": text, "units": processor.encode_timestamp(text, language)[0]}
         for language, text in cases
@@ -167,8 +246,21 @@ def class_sequence(rng: random.Random, kind: str) -> list[int]:
 def repair_cases(processor: Qwen3ForceAlignProcessor, rng: random.Random) -> list[dict]:
     kinds = ["sorted", "noisy", "noisy", "noisy", "random", "ties", "equal", "decreasing"]
     sequences = [class_sequence(rng, kind) for kind in kinds for _ in range(40)]
-    sequences += [[7], [0, 0], [5, 1], [1, 5, 1], [9, 1, 2, 3], [1, 2, 3, 0], [4, 0, 0, 0, 4], [2, 1], [3, 2, 1],
-                  [0, 100, 2, 3, 4, 200, 0, 1], [10, 20, 5, 5, 5, 30], [1, 3, 2, 4], [50, 10, 20, 30, 40, 60]]
+    sequences += [
+        [7],
+        [0, 0],
+        [5, 1],
+        [1, 5, 1],
+        [9, 1, 2, 3],
+        [1, 2, 3, 0],
+        [4, 0, 0, 0, 4],
+        [2, 1],
+        [3, 2, 1],
+        [0, 100, 2, 3, 4, 200, 0, 1],
+        [10, 20, 5, 5, 5, 30],
+        [1, 3, 2, 4],
+        [50, 10, 20, 30, 40, 60],
+    ]
     cases = []
     for classes in sequences:
         times = (np.asarray(classes, dtype=np.int64) * np.float32(SEGMENT_TIME_MS)).astype(np.float32)
@@ -211,8 +303,11 @@ def model_case(aligner: Qwen3ForcedAligner, wave: np.ndarray, text: str, languag
         "classes": at_timestamps.argmax(-1).tolist(),
         "words": [[item.text, item.start_time, item.end_time] for item in items],
     }
-    arrays = {"top_ids": top.indices.numpy().astype(np.int32), "top_logits": top.values.numpy(),
-              "encoder_out": seen["audio"].float().numpy()}
+    arrays = {
+        "top_ids": top.indices.numpy().astype(np.int32),
+        "top_logits": top.values.numpy(),
+        "encoder_out": seen["audio"].float().numpy(),
+    }
     return case, arrays
 
 
@@ -223,8 +318,7 @@ def model_goldens(folder: Path) -> tuple[list[dict], dict[str, np.ndarray]]:
         pcm, rate = soundfile.read(AUDIO_DIR / f"{clip}.wav", dtype="int16")
         assert rate == SAMPLE_RATE, rate
         case, tensors = model_case(aligners[attention], pcm.astype(np.float32) / 32768.0, text, language)
-        cases.append({"name": name, "clip": clip, "text": text, "language": language, "attention": attention,
-                      **case})
+        cases.append({"name": name, "clip": clip, "text": text, "language": language, "attention": attention, **case})
         keep = tensors if clip == "long" else {k: v for k, v in tensors.items() if k != "encoder_out"}
         arrays.update({f"{name}/{key}": value for key, value in keep.items()})
         margins = tensors["top_logits"][:, 0] - tensors["top_logits"][:, 1] if len(case["classes"]) else []

@@ -53,8 +53,6 @@ VARIANTS = {  # name -> (context, forced language)
 }
 
 
-
-
 def import_qwen_asr() -> types.ModuleType:
     # qwen_asr imports its forced aligner, which imports nagisa (unused for ASR, needs DyNet).
     sys.modules.setdefault("nagisa", types.ModuleType("nagisa"))
@@ -175,10 +173,8 @@ def run_variant(asr, inputs: dict) -> dict:
     with torch.no_grad():
         last_logits = model.thinker(**inputs).logits[0, -1]
         out = model.generate(**inputs, max_new_tokens=MAX_NEW_TOKENS, output_logits=True)
-    tokens = out.sequences[0, inputs["input_ids"].shape[1]:]
-    text = asr.processor.batch_decode(
-        tokens[None], skip_special_tokens=True, clean_up_tokenization_spaces=False
-    )[0]
+    tokens = out.sequences[0, inputs["input_ids"].shape[1] :]
+    text = asr.processor.batch_decode(tokens[None], skip_special_tokens=True, clean_up_tokenization_spaces=False)[0]
     gaps = [top_gap(last_logits)] + [top_gap(step[0]) for step in out.logits]
     ids = logit_ids(last_logits)
     return {
@@ -211,14 +207,18 @@ def clip_goldens(asr, wave: np.ndarray) -> tuple[dict, dict]:
 
 
 def summarize(name: str, arrays: dict, gaps: dict, all_to_all_diff: float) -> None:
-    print(f"\n{name}: {len(arrays['audio'])} samples, {len(arrays['mel'])} mel frames, "
-          f"{int(arrays['n_audio_tokens'])} audio tokens; windowed vs all-to-all encoder: "
-          f"max diff {all_to_all_diff:.3g}")
+    print(
+        f"\n{name}: {len(arrays['audio'])} samples, {len(arrays['mel'])} mel frames, "
+        f"{int(arrays['n_audio_tokens'])} audio tokens; windowed vs all-to-all encoder: "
+        f"max diff {all_to_all_diff:.3g}"
+    )
     for variant in VARIANTS:
         tokens = arrays[f"{variant}_tokens"].tolist()
-        print(f"  {variant:8s} prompt {len(arrays[f'{variant}_prompt_ids'])} ids, prefill gap "
-              f"{gaps[variant][0]:.3f}, min greedy gap {min(gaps[variant][1:]):.3f}\n    tokens {tokens}\n"
-              f"    text {str(arrays[f'{variant}_text'])!r}")
+        print(
+            f"  {variant:8s} prompt {len(arrays[f'{variant}_prompt_ids'])} ids, prefill gap "
+            f"{gaps[variant][0]:.3f}, min greedy gap {min(gaps[variant][1:]):.3f}\n    tokens {tokens}\n"
+            f"    text {str(arrays[f'{variant}_text'])!r}"
+        )
 
 
 def load_official(checkpoint: Path):

@@ -30,7 +30,6 @@ def speech() -> np.ndarray:
     return mq.load_audio(AUDIO / "short.wav")
 
 
-
 @pytest.fixture(scope="session")
 def tiny_aligner_dir(tmp_path_factory) -> Path:
     """The aligner the aligner goldens were made from: tiny, seed 0, listening gains (times follow the audio)."""

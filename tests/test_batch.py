@@ -111,8 +111,9 @@ def test_per_input_languages_and_contexts_must_match_the_number_of_inputs(tiny_m
 
 def test_progress_reports_every_second_of_audio_once(tiny_model, long_clip, speech):
     done = []
-    mq.transcribe_batch([long_clip, speech], tiny_model, max_new_tokens=2, chunk_seconds=6, batch_size=8,
-                        on_progress=done.append)
+    mq.transcribe_batch(
+        [long_clip, speech], tiny_model, max_new_tokens=2, chunk_seconds=6, batch_size=8, on_progress=done.append
+    )
     assert len(done) == 3, f"20 chunks in batches of 8 report three times, got {done}"
     assert sum(done) == pytest.approx((len(long_clip) + len(speech)) / 16000)
 
@@ -129,7 +130,9 @@ def test_each_segment_is_reported_once_in_order_per_input_before_the_batch_call_
     assert progress == [8, 16, 20], "each batch's segments are reported as the batch finishes"
 
 
-@pytest.mark.skipif(not os.environ.get("MLX_QWEN3ASR_SLOW_TESTS"), reason="2 hours of audio: set MLX_QWEN3ASR_SLOW_TESTS=1")
+@pytest.mark.skipif(
+    not os.environ.get("MLX_QWEN3ASR_SLOW_TESTS"), reason="2 hours of audio: set MLX_QWEN3ASR_SLOW_TESTS=1"
+)
 def test_two_hours_of_audio_take_no_more_memory_than_ten_minutes(tiny_model):
     rng = np.random.default_rng(0)
     hours = (0.05 * rng.standard_normal(2 * 3600 * 16000)).astype(np.float32)

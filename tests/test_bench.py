@@ -14,8 +14,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
     out = tmp_path / "bench.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--runs", "1", "--decode-tokens", "4",
-               "--dtypes", "float32,4bit", "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench.py"),
+        "--quick",
+        "--runs",
+        "1",
+        "--decode-tokens",
+        "4",
+        "--dtypes",
+        "float32,4bit",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--json",
+        str(out),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
@@ -29,10 +42,15 @@ def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
 
 def assert_positive_times(ours: dict, dtype: str) -> None:
     times = {
-        "encoder 10 s": ours["encoder"]["10"], "encoder 20 s": ours["encoder"]["20"],
-        "prefill": ours["prefill"], "decode": ours["decode_ms_per_token"], "transcribe": ours["transcribe"],
-        "limit decode": ours["limit"]["decode_ms_per_token"], "limit prefill": ours["limit"]["prefill"],
-        "limit encoder": ours["limit"]["encoder"], "rss": ours["memory"]["rss_peak_mb"],
+        "encoder 10 s": ours["encoder"]["10"],
+        "encoder 20 s": ours["encoder"]["20"],
+        "prefill": ours["prefill"],
+        "decode": ours["decode_ms_per_token"],
+        "transcribe": ours["transcribe"],
+        "limit decode": ours["limit"]["decode_ms_per_token"],
+        "limit prefill": ours["limit"]["prefill"],
+        "limit encoder": ours["limit"]["encoder"],
+        "rss": ours["memory"]["rss_peak_mb"],
         "mlx peak": ours["memory"]["mlx_peak_mb"],
         **{f"overhead {k}": v for k, v in ours["overhead"].items()},
     }
@@ -42,8 +60,15 @@ def assert_positive_times(ours: dict, dtype: str) -> None:
 
 
 def test_quick_before_after_table_lists_every_change_and_stage(tmp_path):
-    command = [sys.executable, str(ROOT / "scripts" / "bench_changes.py"), "--quick", "--runs", "1",
-               "--cache-dir", str(tmp_path / "cache")]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_changes.py"),
+        "--quick",
+        "--runs",
+        "1",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench_changes.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     for text in ("fused GELU", "conv stem in batches", "attention with", "encoder 60 s", "prefill 145 tokens"):
@@ -52,8 +77,15 @@ def test_quick_before_after_table_lists_every_change_and_stage(tmp_path):
 
 def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_every_batch_size(tmp_path):
     out = tmp_path / "batch.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench_batch.py"), "--quick", "--cache-dir",
-               str(tmp_path / "cache"), "--json", str(out)]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_batch.py"),
+        "--quick",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--json",
+        str(out),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench_batch.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
@@ -66,8 +98,17 @@ def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_
 
 def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
     out = tmp_path / "align.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench_align.py"), "--quick", "--seconds", "10",
-               "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_align.py"),
+        "--quick",
+        "--seconds",
+        "10",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--json",
+        str(out),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert done.returncode == 0, f"bench_align.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
@@ -80,9 +121,22 @@ def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
 
 def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_busy_background(tmp_path):
     out = tmp_path / "vs.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench_vs_official.py"), "--quick",
-               "--sides", "ours,ours:reference", "--runs", "2", "--warmup", "0", "--busy",
-               "--cache-dir", str(tmp_path / "cache"), "--json", str(out)]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_vs_official.py"),
+        "--quick",
+        "--sides",
+        "ours,ours:reference",
+        "--runs",
+        "2",
+        "--warmup",
+        "0",
+        "--busy",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--json",
+        str(out),
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, f"bench_vs_official.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"

@@ -18,8 +18,9 @@ INSTALLED = installed_library(chosen_library()) if chosen_library() else None
 def _run(module: str, **env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "MLX_QWEN3ASR_BLAS_REEXEC")}
     clean.update(PYTHONPATH=str(ROOT), MLX_QWEN3ASR_SHOW_BLAS="1", **env)
-    return subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=clean,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", module, "--help"], capture_output=True, text=True, env=clean, timeout=60
+    )
 
 
 LINUX = sys.platform.startswith("linux")  # elsewhere MLX uses Accelerate / the GPU: nothing to check or say
@@ -32,8 +33,9 @@ def test_an_entry_point_started_without_a_fast_blas_restarts_itself_with_the_pre
     if not LINUX:
         assert run.stderr == "", run.stderr
     elif INSTALLED:
-        assert run.stderr.splitlines() == ["blas: reference", f"blas: {INSTALLED}"], \
+        assert run.stderr.splitlines() == ["blas: reference", f"blas: {INSTALLED}"], (
             f"re-executed once with {INSTALLED} preloaded: {run.stderr}"
+        )
     else:
         assert "pip install mkl" in run.stderr, run.stderr
 
@@ -41,15 +43,22 @@ def test_an_entry_point_started_without_a_fast_blas_restarts_itself_with_the_pre
 def test_a_restart_that_still_lacks_a_fast_blas_warns_once_instead_of_looping():
     run = _run("mlx_qwen3asr", MLX_QWEN3ASR_BLAS_REEXEC="1")
     assert run.returncode == 0, run.stderr
-    warning = ("warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install MKL (pip install "
-               "mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then used automatically")
+    warning = (
+        "warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install MKL (pip install "
+        "mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then used automatically"
+    )
     expected = ["blas: reference", warning] if LINUX else []
     assert run.stderr.splitlines() == expected, run.stderr
 
 
 def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
-    done = subprocess.run([sys.executable, str(ROOT / "mlx_qwen3asr" / "blas.py")], capture_output=True, text=True,
-                          env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "mlx_qwen3asr" / "blas.py")],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"},
+        timeout=60,
+    )
     if INSTALLED:
         assert f"export LD_PRELOAD='{INSTALLED}'" in done.stdout.splitlines(), done.stdout
     else:

@@ -42,7 +42,9 @@ def test_cli_prints_the_same_text_as_the_library_and_writes_json(tmp_path, clip,
     assert written["text"] == expected.text and written["segments"][0]["end"] == pytest.approx(1.5)
 
 
-def test_each_transcript_ends_with_exactly_one_newline_on_stdout_and_on_disk(tmp_path, clip, tiny_checkpoint, tiny_model):
+def test_each_transcript_ends_with_exactly_one_newline_on_stdout_and_on_disk(
+    tmp_path, clip, tiny_checkpoint, tiny_model
+):
     expected = mq.transcribe(clip, tiny_model, max_new_tokens=5).text.strip()
     run = _cli(clip, "--model", tiny_checkpoint, "--max-new-tokens", 5, "-o", tmp_path)
     assert run.returncode == 0, run.stderr
@@ -91,7 +93,9 @@ def test_a_cut_off_vocabulary_is_one_line_naming_the_file(tmp_path, clip, tiny_c
     vocab.write_bytes(vocab.read_bytes()[:100_000])
     run = _cli(clip, "--model", tmp_path / "m")
     assert run.returncode == 1, run.stderr
-    assert run.stderr == f"error: cannot load model: {vocab} is cut off or corrupt " + run.stderr.split(" corrupt ", 1)[1]
+    assert (
+        run.stderr == f"error: cannot load model: {vocab} is cut off or corrupt " + run.stderr.split(" corrupt ", 1)[1]
+    )
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
 
 
@@ -104,9 +108,7 @@ def test_several_files_decoded_together_print_each_files_own_transcript(tmp_path
     run = _cli(*files, "--model", tiny_checkpoint, "--max-new-tokens", 4, "--batch-size", 3)
     assert run.returncode == 0, run.stderr
     assert run.stderr == "", "no progress bar when stderr is not a terminal"
-    expected = "".join(
-        f"==> {path} <==\n{mq.transcribe(path, tiny_model, max_new_tokens=4).text}\n" for path in files
-    )
+    expected = "".join(f"==> {path} <==\n{mq.transcribe(path, tiny_model, max_new_tokens=4).text}\n" for path in files)
     assert run.stdout == expected
 
 
@@ -114,7 +116,16 @@ def test_long_work_shows_a_progress_bar_in_seconds_of_audio_on_a_terminal(tmp_pa
     path = tmp_path / "long.wav"
     _write_wav(path, np.random.default_rng(2).standard_normal(65 * 16000).astype(np.float32) * 0.1)
     leader, follower = pty.openpty()
-    command = [sys.executable, "-m", "mlx_qwen3asr", str(path), "--model", str(tiny_checkpoint), "--max-new-tokens", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "mlx_qwen3asr",
+        str(path),
+        "--model",
+        str(tiny_checkpoint),
+        "--max-new-tokens",
+        "2",
+    ]
     run = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, text=True, timeout=300)
     os.close(follower)
     screen = b""

@@ -109,20 +109,37 @@ def test_formats_maps_each_extension_to_its_writer():
 
 
 def _aligned() -> Transcription:
-    words = [Word("Hello", 0.5, 0.9), Word("world", 0.9, 1.4), Word("again", 3.0, 3.0),  # 1.6 s pause before
-             Word("and", 3.1, 3.3), Word("again", 3.3, 3.8)]
-    chinese = [Word("你", 10.0, 10.2), Word("好", 10.2, 10.4), Word("GPT4", 10.4, 11.0), Word("and", 11.0, 11.2),
-               Word("AI", 11.2, 11.5), Word("模", 11.5, 11.7)]
-    return Transcription("Hello world. Again and again. 你好GPT-4 and AI模", "English,Chinese", [
-        Segment(0.0, 5.0, "Hello world. Again and again.", "English", words=words),
-        Segment(9.5, 12.0, "你好GPT-4 and AI模", "Chinese", words=chinese),
-    ])
+    words = [
+        Word("Hello", 0.5, 0.9),
+        Word("world", 0.9, 1.4),
+        Word("again", 3.0, 3.0),  # 1.6 s pause before
+        Word("and", 3.1, 3.3),
+        Word("again", 3.3, 3.8),
+    ]
+    chinese = [
+        Word("你", 10.0, 10.2),
+        Word("好", 10.2, 10.4),
+        Word("GPT4", 10.4, 11.0),
+        Word("and", 11.0, 11.2),
+        Word("AI", 11.2, 11.5),
+        Word("模", 11.5, 11.7),
+    ]
+    return Transcription(
+        "Hello world. Again and again. 你好GPT-4 and AI模",
+        "English,Chinese",
+        [
+            Segment(0.0, 5.0, "Hello world. Again and again.", "English", words=words),
+            Segment(9.5, 12.0, "你好GPT-4 and AI模", "Chinese", words=chinese),
+        ],
+    )
 
 
 def test_json_lists_each_segments_words_when_aligned():
     segments = json.loads(format_json(_aligned()))["segments"]
-    assert segments[0]["words"][:2] == [{"text": "Hello", "start": 0.5, "end": 0.9},
-                                        {"text": "world", "start": 0.9, "end": 1.4}]
+    assert segments[0]["words"][:2] == [
+        {"text": "Hello", "start": 0.5, "end": 0.9},
+        {"text": "world", "start": 0.9, "end": 1.4},
+    ]
     assert "words" not in json.loads(format_json(RESULT))["segments"][0], "no aligner: no words key"
 
 
@@ -135,8 +152,13 @@ def test_aligned_subtitles_break_cues_at_long_pauses_and_join_chinese_without_sp
 
 
 def test_chinese_characters_inside_another_languages_cue_are_joined_without_spaces():
-    words = [Word("I", 0.0, 0.2), Word("said", 0.2, 0.5), Word("你", 0.5, 0.7), Word("好", 0.7, 0.9),
-             Word("twice", 1.0, 2.0)]
+    words = [
+        Word("I", 0.0, 0.2),
+        Word("said", 0.2, 0.5),
+        Word("你", 0.5, 0.7),
+        Word("好", 0.7, 0.9),
+        Word("twice", 1.0, 2.0),
+    ]
     assert join_words(words, "English") == "I said 你好 twice"
 
 

@@ -4,7 +4,6 @@ The goldens come from the official qwen-asr package (float32, windowed encoder a
 tiny random checkpoint that the `tiny_checkpoint` fixture rebuilds bit for bit from seed 0.
 """
 
-
 import mlx.core as mx
 import numpy as np
 import pytest

@@ -70,7 +70,10 @@ def _edited_copy(tmp_path, source, edit) -> str:
     [
         (lambda c: c["audio_config"].update(encoder_layers=3), r"missing \(\d+\): audio_tower\.layers\.2\."),
         (lambda c: c["text_config"].update(num_hidden_layers=1), r"unexpected \(\d+\): model\.layers\.1\."),
-        (lambda c: c["text_config"].update(intermediate_size=96), r"mis-shaped .*mlp\..*\(128, 64\) vs model \(96, 64\)"),
+        (
+            lambda c: c["text_config"].update(intermediate_size=96),
+            r"mis-shaped .*mlp\..*\(128, 64\) vs model \(96, 64\)",
+        ),
     ],
 )
 def test_a_checkpoint_that_does_not_match_its_config_names_the_tensors(tmp_path, tiny_checkpoint, edit, message):
@@ -82,16 +85,26 @@ def test_a_checkpoint_that_does_not_match_its_config_names_the_tensors(tmp_path,
     "edit, message",
     [
         (lambda c: c["text_config"].pop("hidden_size"), r"thinker_config\.text_config\.hidden_size is missing"),
-        (lambda c: c["audio_config"].update(encoder_layers="2"),
-         r"thinker_config\.audio_config\.encoder_layers must be an integer, got '2'"),
-        (lambda c: c["text_config"].update(rms_norm_eps=[1e-6]), r"thinker_config\.text_config\.rms_norm_eps must be a number"),
-        (lambda c: c["text_config"].update(tie_word_embeddings=1), r"thinker_config\.text_config\.tie_word_embeddings must be true or false"),
+        (
+            lambda c: c["audio_config"].update(encoder_layers="2"),
+            r"thinker_config\.audio_config\.encoder_layers must be an integer, got '2'",
+        ),
+        (
+            lambda c: c["text_config"].update(rms_norm_eps=[1e-6]),
+            r"thinker_config\.text_config\.rms_norm_eps must be a number",
+        ),
+        (
+            lambda c: c["text_config"].update(tie_word_embeddings=1),
+            r"thinker_config\.text_config\.tie_word_embeddings must be true or false",
+        ),
         (lambda c: c.update(audio_token_id="151676"), r"thinker_config\.audio_token_id must be an integer"),
     ],
 )
 def test_a_config_with_a_missing_key_or_a_wrong_type_names_file_key_and_fix(tmp_path, tiny_checkpoint, edit, message):
     folder = _edited_copy(tmp_path, tiny_checkpoint, edit)
-    with pytest.raises(ValueError, match=f"^{re.escape(str(folder / 'config.json'))}: {message}.*download the model again"):
+    with pytest.raises(
+        ValueError, match=f"^{re.escape(str(folder / 'config.json'))}: {message}.*download the model again"
+    ):
         mq.load(folder)
 
 

@@ -21,10 +21,14 @@ def test_empty_too_short_or_silent_audio_gives_empty_text_without_decoding(tiny_
     assert result.token_ids == [[]], "the decoder must not run"
 
 
-@pytest.mark.parametrize("wave", [
-    np.random.default_rng(0).integers(-1, 2, 3 * RATE).astype(np.float32) / 32768,  # -90 dBFS dither
-    np.pad(np.full(160, 0.8, np.float32), (RATE, 2 * RATE)),  # one 10 ms click in 3 s of silence
-], ids=["one-bit-dither", "a-click"])
+@pytest.mark.parametrize(
+    "wave",
+    [
+        np.random.default_rng(0).integers(-1, 2, 3 * RATE).astype(np.float32) / 32768,  # -90 dBFS dither
+        np.pad(np.full(160, 0.8, np.float32), (RATE, 2 * RATE)),  # one 10 ms click in 3 s of silence
+    ],
+    ids=["one-bit-dither", "a-click"],
+)
 def test_near_silence_is_not_decoded_by_the_voice_activity_rule(tiny_model, wave):
     result = mq.transcribe(wave, tiny_model)
     assert result.token_ids == [[]] and result.text == "", "no speech onset: the decoder must not run"

@@ -1,8 +1,8 @@
 """The ASGI application: routes + the two gates every request passes first.
 
-    request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", except /health)
-            -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading)
-            -> routes (routes.py, live.py); APIError / HTTPException -> OpenAI error JSON
+request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", except /health)
+        -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading)
+        -> routes (routes.py, live.py); APIError / HTTPException -> OpenAI error JSON
 """
 
 import hmac

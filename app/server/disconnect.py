@@ -1,13 +1,14 @@
 """Noticing that an HTTP client went away while its jobs wait, so its jobs are cancelled, not decoded.
 
-    body read -> watch: a task that reads ASGI receive() until "http.disconnect"
-    await watch.result(job future) -> the result, or ClientGone when the client left first
-    await watch.first(anything awaitable) -> the same for a streamed file's next segment
+body read -> watch: a task that reads ASGI receive() until "http.disconnect"
+await watch.result(job future) -> the result, or ClientGone when the client left first
+await watch.first(anything awaitable) -> the same for a streamed file's next segment
 """
 
 import asyncio
+from collections.abc import Awaitable
 from concurrent.futures import Future
-from typing import Awaitable, TypeVar
+from typing import TypeVar
 
 from starlette.requests import Request
 

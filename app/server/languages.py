@@ -32,6 +32,10 @@ def resolve_language(value: Optional[str], param: str = "language") -> Optional[
     name = CODES.get(key) or by_name.get(key)
     if name is None:
         choices = ", ".join(f"{code} ({name})" for code, name in CODES.items())
-        raise APIError(400, f"Unsupported language {value!r}: use one of {choices}, or leave it out "
-                            "to let the model detect it", param=param, code="unsupported_language")
+        raise APIError(
+            400,
+            f"Unsupported language {value!r}: use one of {choices}, or leave it out to let the model detect it",
+            param=param,
+            code="unsupported_language",
+        )
     return name

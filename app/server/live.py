@@ -61,8 +61,14 @@ class LiveConnection:
         self.language, self.committed_until = "", 0.0
 
     async def run(self) -> None:
-        await self.ws.send_json({"type": "session.created", "sample_rate": mq.SAMPLE_RATE,
-                                 "encoding": self.options.encoding, "language": self.options.language})
+        await self.ws.send_json(
+            {
+                "type": "session.created",
+                "sample_rate": mq.SAMPLE_RATE,
+                "encoding": self.options.encoding,
+                "language": self.options.language,
+            }
+        )
         language, prompt, options = self.options.language, self.options.prompt, self.stream_options
         create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, options=options))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
@@ -99,8 +105,12 @@ class LiveConnection:
         """Queue a frame's samples; a malformed frame is dropped and reported, the session goes on."""
         dtype = ENCODINGS[self.options.encoding]
         if len(data) % dtype.itemsize:
-            return APIError(400, f"A {self.options.encoding} frame must hold whole samples "
-                                 f"({dtype.itemsize} bytes each), got {len(data)} bytes; it was dropped", param="audio")
+            return APIError(
+                400,
+                f"A {self.options.encoding} frame must hold whole samples "
+                f"({dtype.itemsize} bytes each), got {len(data)} bytes; it was dropped",
+                param="audio",
+            )
         samples = np.frombuffer(data, dtype)
         if dtype.kind == "f" and not np.isfinite(samples).all():
             return APIError(400, "The frame holds NaN or infinite samples; it was dropped", param="audio")
@@ -115,8 +125,9 @@ class LiveConnection:
         if isinstance(message, dict) and message.get("type") == "finish":
             self.finish_requested = True
             return None
-        return APIError(400, f'Unknown message {text[:80]!r}: send binary audio frames or {{"type": "finish"}}',
-                        param="type")
+        return APIError(
+            400, f'Unknown message {text[:80]!r}: send binary audio frames or {{"type": "finish"}}', param="type"
+        )
 
     async def _pump(self, create) -> None:
         self.stream = await create
@@ -135,8 +146,14 @@ class LiveConnection:
                 self.finish_requested = False
                 update = await self._on_worker(lambda m: self.stream.finish())
                 await self._send_update(update)
-                await self.ws.send_json({"type": "transcript.done", "text": update.committed,
-                                         "language": update.language, "audio_seconds": update.audio_seconds})
+                await self.ws.send_json(
+                    {
+                        "type": "transcript.done",
+                        "text": update.committed,
+                        "language": update.language,
+                        "audio_seconds": update.audio_seconds,
+                    }
+                )
 
     async def _on_worker(self, step):
         self.step = asyncio.wrap_future(self.worker.call(step))
@@ -150,19 +167,35 @@ class LiveConnection:
             self.language = update.language
             await self.ws.send_json({"type": "language.detected", "language": update.language})
         if update.new_committed:
-            await self.ws.send_json({"type": "transcript.committed", "text": update.new_committed,
-                                     "start": self.committed_until, "end": update.audio_seconds,
-                                     "language": update.language})
+            await self.ws.send_json(
+                {
+                    "type": "transcript.committed",
+                    "text": update.new_committed,
+                    "start": self.committed_until,
+                    "end": update.audio_seconds,
+                    "language": update.language,
+                }
+            )
             self.committed_until = update.audio_seconds
         if update.steps or update.new_committed:
-            await self.ws.send_json({"type": "transcript.partial", "committed": update.committed,
-                                     "tentative": update.tentative, "language": update.language,
-                                     "audio_seconds": update.audio_seconds})
+            await self.ws.send_json(
+                {
+                    "type": "transcript.partial",
+                    "committed": update.committed,
+                    "tentative": update.tentative,
+                    "language": update.language,
+                    "audio_seconds": update.audio_seconds,
+                }
+            )
 
     async def _fall_behind(self, samples: int) -> None:
         seconds = samples / mq.SAMPLE_RATE
-        error = APIError(503, f"Decoding fell {seconds:.0f} s behind the audio (limit {MAX_BACKLOG_SECONDS:.0f} s); "
-                              "send audio in real time or use the file endpoint", code="live_backlog_full")
+        error = APIError(
+            503,
+            f"Decoding fell {seconds:.0f} s behind the audio (limit {MAX_BACKLOG_SECONDS:.0f} s); "
+            "send audio in real time or use the file endpoint",
+            code="live_backlog_full",
+        )
         await self.ws.send_json(error_event(error))
         await self.ws.close(BUSY)
 

@@ -1,9 +1,9 @@
 """HTTP endpoints: POST /v1/audio/transcriptions, GET /v1/models, GET /health.
 
-    multipart -> read_request (fields) -> decode_audio (thread pool) -> worker.submit_files
-      -> await the job future (cancelled when the client leaves) -> render
-    stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE delta per
-      segment as it is decoded -> the done event with the whole text
+multipart -> read_request (fields) -> decode_audio (thread pool) -> worker.submit_files
+  -> await the job future (cancelled when the client leaves) -> render
+stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE delta per
+  segment as it is decoded -> the done event with the whole text
 """
 
 import asyncio
@@ -64,8 +64,7 @@ def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:
     try:
         return worker.submit_files(jobs)
     except Busy as e:
-        raise APIError(429, f"Server busy: {e}", code="server_busy",
-                       headers={"Retry-After": str(e.retry_after)}) from e
+        raise APIError(429, f"Server busy: {e}", code="server_busy", headers={"Retry-After": str(e.retry_after)}) from e
 
 
 async def _events(request: Request, future, segments: asyncio.Queue):
@@ -76,7 +75,7 @@ async def _events(request: Request, future, segments: asyncio.Queue):
             decoded.append(segment)
             so_far = join_texts(decoded)  # the library's rule: the deltas add up to the final text
             if so_far != text:
-                yield text_delta(so_far[len(text):])
+                yield text_delta(so_far[len(text) :])
                 text = so_far
         yield text_done((await watch.result(future)).text)
     except ClientGone:

@@ -1,9 +1,9 @@
 """`python -m app.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
 
-    argv -> options (refuses a non-local --host without --api-key)
-    -> ModelWorker thread: mq.load + one short transcription (warm-up); with --aligner, mq.load of
-       the forced aligner + one short alignment -> ready
-    -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
+argv -> options (refuses a non-local --host without --api-key)
+-> ModelWorker thread: mq.load + one short transcription (warm-up); with --aligner, mq.load of
+   the forced aligner + one short alignment -> ready
+-> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
 """
 
 import argparse
@@ -27,16 +27,23 @@ WARMUP_TOKENS = 4
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mlx-qwen3asr serve",
-                                     description="Serve OpenAI's audio transcription API and live WebSocket sessions.")
+    parser = argparse.ArgumentParser(
+        prog="mlx-qwen3asr serve", description="Serve OpenAI's audio transcription API and live WebSocket sessions."
+    )
     add = parser.add_argument
     add("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
-    add("--aligner", default=None, help="a forced aligner (hub id or folder, e.g. Qwen/Qwen3-ForcedAligner-0.6B): "
-                                        "word timestamps in verbose_json")
+    add(
+        "--aligner",
+        default=None,
+        help="a forced aligner (hub id or folder, e.g. Qwen/Qwen3-ForcedAligner-0.6B): word timestamps in verbose_json",
+    )
     add("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs --api-key)")
     add("--port", type=int, default=8000)
-    add("--api-key", default=os.environ.get("MLX_QWEN3ASR_API_KEY"),
-        help="require 'Authorization: Bearer KEY' (default: $MLX_QWEN3ASR_API_KEY)")
+    add(
+        "--api-key",
+        default=os.environ.get("MLX_QWEN3ASR_API_KEY"),
+        help="require 'Authorization: Bearer KEY' (default: $MLX_QWEN3ASR_API_KEY)",
+    )
     add("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     add("--batch-size", type=int, default=4, help="file requests decoded together (1 = no batching)")
     add("--max-queue", type=int, default=64, help="requests waiting or decoding before new ones get 429")
@@ -87,13 +94,18 @@ def main(argv=None) -> int:
         from .routes import ServerState
         from .worker import ModelWorker
     except ImportError as e:
-        print(f"error: the server needs its extra dependencies ({e.name}): pip install 'mlx-qwen3asr[server]'",
-              file=sys.stderr)
+        print(
+            f"error: the server needs its extra dependencies ({e.name}): pip install 'mlx-qwen3asr[server]'",
+            file=sys.stderr,
+        )
         return 1
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     started = time.perf_counter()
-    worker = ModelWorker(lambda: load_and_warm(args.model, args.dtype, args.aligner), batch_size=args.batch_size,
-                         max_queue=args.max_queue)
+    worker = ModelWorker(
+        lambda: load_and_warm(args.model, args.dtype, args.aligner),
+        batch_size=args.batch_size,
+        max_queue=args.max_queue,
+    )
     try:
         worker.start()
     except (FileNotFoundError, ValueError, OSError) as e:
@@ -102,8 +114,14 @@ def main(argv=None) -> int:
     loaded = f"model {args.model}" + (f" and aligner {args.aligner}" if args.aligner else "")
     print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
-    state = ServerState(worker, model_id, has_aligner=args.aligner is not None, started=time.time(),
-                        max_new_tokens=args.max_new_tokens, max_live_sessions=args.max_live_sessions)
+    state = ServerState(
+        worker,
+        model_id,
+        has_aligner=args.aligner is not None,
+        started=time.time(),
+        max_new_tokens=args.max_new_tokens,
+        max_live_sessions=args.max_live_sessions,
+    )
     app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

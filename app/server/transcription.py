@@ -1,15 +1,16 @@
 """The server's model calls: a batch of file jobs -> transcriptions, in ONE engine call.
 
-    [FileJob(wave, DecodeOptions, words, on_segment)]
-      -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave)
-           each finished segment -> its job's on_segment (a streamed file's SSE deltas)
-           after each wave -> between_waves() (the worker runs waiting live steps there)
-      -> jobs that asked for words: mq.align_segments with the --aligner model
-      -> [Transcription], each the one mq.transcribe(..., aligner=) gives for that job alone
+[FileJob(wave, DecodeOptions, words, on_segment)]
+  -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave)
+       each finished segment -> its job's on_segment (a streamed file's SSE deltas)
+       after each wave -> between_waves() (the worker runs waiting live steps there)
+  -> jobs that asked for words: mq.align_segments with the --aligner model
+  -> [Transcription], each the one mq.transcribe(..., aligner=) gives for that job alone
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 

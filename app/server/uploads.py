@@ -61,8 +61,9 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
                             "(e.g. Qwen/Qwen3-ForcedAligner-0.6B), or ask for segment timestamps",
                        param="timestamp_granularities")  # fmt: skip
     if words and response_format != "verbose_json":
-        raise APIError(400, "Word timestamps come in response_format=verbose_json only",
-                       param="timestamp_granularities")
+        raise APIError(
+            400, "Word timestamps come in response_format=verbose_json only", param="timestamp_granularities"
+        )
     _check_temperature(_text(form, "temperature"))
     return TranscriptionRequest(
         audio=await upload.read(),
@@ -90,8 +91,9 @@ def decode_audio(data: bytes, filename: str) -> np.ndarray:
             message = str(e).replace(path, repr(filename))
             raise APIError(400, message, param="file", code="invalid_audio") from e
     if wave.size == 0:
-        raise APIError(400, f"The uploaded file {filename!r} holds no audio samples", param="file",
-                       code="invalid_audio")
+        raise APIError(
+            400, f"The uploaded file {filename!r} holds no audio samples", param="file", code="invalid_audio"
+        )
     return wave
 
 
@@ -106,8 +108,11 @@ def _granularities(form: FormData) -> list[str]:
     values = form.getlist("timestamp_granularities[]") + form.getlist("timestamp_granularities")
     for value in values:
         if value not in GRANULARITIES:
-            raise APIError(400, f"Unsupported timestamp granularity {value!r}: use segment or word",
-                           param="timestamp_granularities")
+            raise APIError(
+                400,
+                f"Unsupported timestamp granularity {value!r}: use segment or word",
+                param="timestamp_granularities",
+            )
     return values
 
 

@@ -18,8 +18,9 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Callable, Optional, TypeVar
+from typing import Optional, TypeVar
 
 import mlx.core as mx
 

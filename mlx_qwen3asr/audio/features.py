@@ -10,7 +10,7 @@ The clamp uses the clip's own dynamic maximum, so a frame's value depends on the
 anywhere in the same call: features of a piece of audio depend on what it is computed together with.
 """
 
-from functools import lru_cache
+from functools import cache
 
 import mlx.core as mx
 import numpy as np
@@ -39,7 +39,7 @@ def _mel_to_hz(mels: np.ndarray) -> np.ndarray:
     return freq
 
 
-@lru_cache(maxsize=None)
+@cache
 def mel_filters(n_mels: int = N_MELS) -> mx.array:
     """Slaney-normalised triangular filters [n_fft//2 + 1, n_mels], computed in float64 like librosa."""
     fft_freqs = np.linspace(0, SAMPLE_RATE // 2, N_FFT // 2 + 1)
@@ -54,7 +54,7 @@ def mel_filters(n_mels: int = N_MELS) -> mx.array:
     return mx.array(filters.astype(np.float32))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _hann_window() -> mx.array:
     n = np.arange(N_FFT)
     return mx.array((0.5 - 0.5 * np.cos(2 * np.pi * n / N_FFT)).astype(np.float32))
@@ -76,9 +76,7 @@ def log_mel_spectrogram(audio, n_mels: int = N_MELS) -> mx.array:
     if audio.ndim != 1:
         raise ValueError(f"log_mel_spectrogram expects a 1-D waveform, got shape {audio.shape}")
     if audio.shape[0] <= N_FFT // 2:
-        raise ValueError(
-            f"audio too short for a mel frame: {audio.shape[0]} samples, need more than {N_FFT // 2}"
-        )
+        raise ValueError(f"audio too short for a mel frame: {audio.shape[0]} samples, need more than {N_FFT // 2}")
     mel = power_spectrogram(audio.astype(mx.float32)) @ mel_filters(n_mels)
     log_spec = mx.log10(mx.maximum(mel, 1e-10))
     log_spec = mx.maximum(log_spec, log_spec.max() - 8.0)

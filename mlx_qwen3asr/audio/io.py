@@ -36,8 +36,14 @@ _SUBFORMAT_GUID_SUFFIX = bytes.fromhex("000000001000800000aa00389b71")
 # Writers that cannot seek back to fix the header leave the data size at one of these.
 _STREAMING_DATA_SIZES = (0, 0xFFFFFFFF)
 # (format tag, bytes per sample) -> how one sample is stored.
-_SAMPLE_DTYPES = {(_PCM, 1): "u1", (_PCM, 2): "<i2", (_PCM, 3): "int24", (_PCM, 4): "<i4",
-                  (_IEEE_FLOAT, 4): "<f4", (_IEEE_FLOAT, 8): "<f8"}
+_SAMPLE_DTYPES = {
+    (_PCM, 1): "u1",
+    (_PCM, 2): "<i2",
+    (_PCM, 3): "int24",
+    (_PCM, 4): "<i4",
+    (_IEEE_FLOAT, 4): "<f4",
+    (_IEEE_FLOAT, 8): "<f8",
+}
 
 
 class _WavFormat(NamedTuple):
@@ -157,16 +163,20 @@ def _find_fmt_and_data(data: bytes, path: str) -> tuple[_WavFormat, memoryview, 
             rf64_data_size = struct.unpack_from("<Q", data, body + 8)[0]
         elif chunk_id == b"data":
             if fmt is None:
-                raise ValueError(f"Cannot read {path}: its WAV data chunk comes before the fmt chunk; "
-                                 "re-encode it (ffmpeg -i IN -c:a pcm_s16le OUT.wav)")
+                raise ValueError(
+                    f"Cannot read {path}: its WAV data chunk comes before the fmt chunk; "
+                    "re-encode it (ffmpeg -i IN -c:a pcm_s16le OUT.wav)"
+                )
             if size == 0xFFFFFFFF and rf64_data_size is not None:
                 size = rf64_data_size
             declared = None if size in _STREAMING_DATA_SIZES else size
             end = len(data) if declared is None else body + declared
             return fmt, memoryview(data)[body:end], declared
         pos = body + size + (size & 1)  # chunk bodies are padded to an even length
-    raise ValueError(f"Cannot read {path}: the WAV file has no {'data' if fmt else 'fmt'} chunk; "
-                     "it is corrupt or cut off in its header")
+    raise ValueError(
+        f"Cannot read {path}: the WAV file has no {'data' if fmt else 'fmt'} chunk; "
+        "it is corrupt or cut off in its header"
+    )
 
 
 def _parse_fmt(body: bytes, path: str) -> _WavFormat:
@@ -176,8 +186,10 @@ def _parse_fmt(body: bytes, path: str) -> _WavFormat:
     if tag == _EXTENSIBLE and len(body) >= 40 and body[26:40] == _SUBFORMAT_GUID_SUFFIX:
         tag = struct.unpack_from("<H", body, 24)[0]
     if channels == 0 or rate == 0 or bits == 0:
-        raise ValueError(f"Cannot read {path}: its WAV fmt chunk says {channels} channels, "
-                         f"{rate} Hz, {bits} bits; the header is corrupt")
+        raise ValueError(
+            f"Cannot read {path}: its WAV fmt chunk says {channels} channels, "
+            f"{rate} Hz, {bits} bits; the header is corrupt"
+        )
     # Samples narrower than their container (12-bit in 2 bytes) are left-aligned, so the
     # container's full scale is the right divisor.
     return _WavFormat(tag, channels, rate, (bits + 7) // 8)
@@ -202,11 +214,26 @@ def _decode_with_ffmpeg(path: str, sample_rate: int) -> np.ndarray:
             "(brew install ffmpeg / apt install ffmpeg) for other formats"
         )
     # "file:" keeps ffmpeg from taking the text before a colon in a path ("take:1.mp3") as a protocol.
-    command = [ffmpeg, "-nostdin", "-v", "error", "-i", "file:" + path,
-               "-f", "f32le", "-ac", "1", "-ar", str(sample_rate), "-"]
+    command = [
+        ffmpeg,
+        "-nostdin",
+        "-v",
+        "error",
+        "-i",
+        "file:" + path,
+        "-f",
+        "f32le",
+        "-ac",
+        "1",
+        "-ar",
+        str(sample_rate),
+        "-",
+    ]
     result = subprocess.run(command, capture_output=True, check=False)
     if result.returncode != 0:
         stderr = result.stderr.decode(errors="replace").strip()
-        raise ValueError(f"Cannot read {path}: it is not a WAV file this module parses, and ffmpeg "
-                         f"failed to decode it (exit {result.returncode}): {stderr}")
+        raise ValueError(
+            f"Cannot read {path}: it is not a WAV file this module parses, and ffmpeg "
+            f"failed to decode it (exit {result.returncode}): {stderr}"
+        )
     return to_mono(np.frombuffer(result.stdout, "<f4"), sample_rate, path)

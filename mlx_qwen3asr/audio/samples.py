@@ -29,8 +29,10 @@ def as_frames(array: np.ndarray) -> np.ndarray:
     if array.ndim == 1:
         return array
     if array.ndim != 2:
-        raise ValueError(f"audio must be 1-D (samples) or 2-D (samples, channels), got shape {array.shape}; "
-                         "pick one signal from the batch first")
+        raise ValueError(
+            f"audio must be 1-D (samples) or 2-D (samples, channels), got shape {array.shape}; "
+            "pick one signal from the batch first"
+        )
     rows, cols = array.shape
     if rows == 0 or cols == 0:
         return np.zeros((0, 1), array.dtype)
@@ -52,8 +54,10 @@ def to_mono(frames: np.ndarray, sample_rate: int, source: str) -> np.ndarray:
     finite = np.isfinite(mono)
     if not finite.all():
         index = int(np.argmax(~finite))
-        raise ValueError(f"{source} has a non-finite sample ({mono[index]}) at index {index} "
-                         f"({index / sample_rate:.3f} s); replace NaN/inf first (np.nan_to_num)")
+        raise ValueError(
+            f"{source} has a non-finite sample ({mono[index]}) at index {index} "
+            f"({index / sample_rate:.3f} s); replace NaN/inf first (np.nan_to_num)"
+        )
     return mono
 
 
@@ -78,8 +82,10 @@ def _to_float32(array: np.ndarray) -> np.ndarray:
         half_scale = float(2 ** (8 * array.dtype.itemsize - 1))
         offset = half_scale if kind == "u" else 0.0  # unsigned audio (8-bit WAV) sits at mid-scale
         return (array.astype(np.float32) - offset) / half_scale
-    raise TypeError(f"audio samples must be real numbers (float or integer), got dtype {array.dtype}; "
-                    "pass a float waveform in [-1, 1]")
+    raise TypeError(
+        f"audio samples must be real numbers (float or integer), got dtype {array.dtype}; "
+        "pass a float waveform in [-1, 1]"
+    )
 
 
 def _warn_if_clipped(samples: np.ndarray) -> None:

@@ -1,7 +1,7 @@
 """Splitting long audio at its quietest points, so that no piece is longer than a limit.
 
-    wave [samples] -> (start sample, piece) pairs covering it exactly, each <= max_seconds long;
-    each cut at the quietest sample of the quietest 100 ms within the last 5 s before the limit.
+wave [samples] -> (start sample, piece) pairs covering it exactly, each <= max_seconds long;
+each cut at the quietest sample of the quietest 100 ms within the last 5 s before the limit.
 """
 
 import numpy as np

@@ -15,9 +15,9 @@ from typing import Optional
 
 import mlx.core as mx
 
+from ..align.model import ForcedAligner
 from ..blas import ensure_fast_blas
 from ..lifecycle import releases_mlx_streams
-from ..align.model import ForcedAligner
 from ..load import DEFAULT_MODEL, DTYPES, read_config, skeleton, slow_quantized_note
 from .align_fidelity import alignment_fidelity_lines, check_alignment_fidelity
 from .converter import BITS, FLOAT, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
@@ -75,8 +75,13 @@ def run_conversion(args: argparse.Namespace, recipe: Recipe, console) -> Convers
 
     try:
         return convert(
-            args.model, args.output, recipe, force=args.force, allow_4bit_encoder=args.allow_4bit_encoder,
-            max_shard_bytes=args.max_shard_bytes, progress=progress,
+            args.model,
+            args.output,
+            recipe,
+            force=args.force,
+            allow_4bit_encoder=args.allow_4bit_encoder,
+            max_shard_bytes=args.max_shard_bytes,
+            progress=progress,
         )
     finally:
         bars.stop()
@@ -86,12 +91,22 @@ def run_fidelity(result: ConversionResult, n_tokens: int, console) -> Fidelity:
     """check_fidelity with one bar per model, in tokens (the source's greedy decode takes most of it)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    bars = Progress(TextColumn("{task.description:>9} tokens"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console, transient=True)
+    bars = Progress(
+        TextColumn("{task.description:>9} tokens"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
     tasks = {name: bars.add_task(name, total=n_tokens) for name in ("source", "converted")}
     with bars:
-        return check_fidelity(result.source, result.folder, n_tokens=n_tokens,
-                              progress=lambda name, done, total: bars.update(tasks[name], completed=done, total=total))
+        return check_fidelity(
+            result.source,
+            result.folder,
+            n_tokens=n_tokens,
+            progress=lambda name, done, total: bars.update(tasks[name], completed=done, total=total),
+        )
 
 
 def summary(result: ConversionResult, recipe: Recipe, rss: int) -> list[str]:
@@ -106,9 +121,13 @@ def summary(result: ConversionResult, recipe: Recipe, rss: int) -> list[str]:
 
 def fidelity_lines(fidelity: Fidelity) -> list[str]:
     n, agree = len(fidelity.reference_tokens), fidelity.agreeing_tokens
-    where = "none" if fidelity.first_divergence is None else (
-        f"token {fidelity.first_divergence} (reference top-2 margin {fidelity.margin_at_divergence:.3f}, "
-        f"median margin {float(sorted(fidelity.reference_margins)[len(fidelity.reference_margins) // 2]):.3f})"
+    where = (
+        "none"
+        if fidelity.first_divergence is None
+        else (
+            f"token {fidelity.first_divergence} (reference top-2 margin {fidelity.margin_at_divergence:.3f}, "
+            f"median margin {float(sorted(fidelity.reference_margins)[len(fidelity.reference_margins) // 2]):.3f})"
+        )
     )
     return [
         f"fidelity   greedy tokens: {agree}/{n} agree with the float source; first divergence: {where}",
@@ -128,8 +147,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     console, err = Console(), Console(stderr=True)
     recipe = Recipe(args.bits, args.encoder_bits, args.group_size, args.dtype)
     if recipe.encoder_bits == 4 and args.allow_4bit_encoder:
-        err.print("[yellow]warning:[/] a 4-bit audio encoder loses the most accuracy and has been seen to "
-                  "collapse transcripts to empty output; --encoder-bits 8 is the safe choice")
+        err.print(
+            "[yellow]warning:[/] a 4-bit audio encoder loses the most accuracy and has been seen to "
+            "collapse transcripts to empty output; --encoder-bits 8 is the safe choice"
+        )
     note = slow_quantized_note(recipe.bits != FLOAT or recipe.encoder_bits != FLOAT)
     if note:
         err.print(f"[yellow]{escape(note)}[/]", highlight=False, soft_wrap=True)
@@ -144,14 +165,21 @@ def main(argv: Optional[list[str]] = None) -> int:
     for line in summary(result, recipe, peak_rss_bytes()):
         console.print(line, highlight=False, soft_wrap=True)
     if args.fidelity_tokens > 0 and isinstance(skeleton(read_config(result.folder)), ForcedAligner):
-        err.print("fidelity check: float32 source vs converted, timestamps of a fixed text on a built-in 3 s "
-                  "test signal", highlight=False, soft_wrap=True)
+        err.print(
+            "fidelity check: float32 source vs converted, timestamps of a fixed text on a built-in 3 s test signal",
+            highlight=False,
+            soft_wrap=True,
+        )
         for line in alignment_fidelity_lines(check_alignment_fidelity(result.source, result.folder)):
             console.print(line, highlight=False, soft_wrap=True)
     elif args.fidelity_tokens > 0:
         slow = " (minutes on the CPU backend; --fidelity-tokens 0 skips it)" if mx.default_device() == mx.cpu else ""
-        err.print(f"fidelity check: float32 source vs converted, {args.fidelity_tokens} greedy tokens on a "
-                  f"built-in 3 s test signal{slow}", highlight=False, soft_wrap=True)
+        err.print(
+            f"fidelity check: float32 source vs converted, {args.fidelity_tokens} greedy tokens on a "
+            f"built-in 3 s test signal{slow}",
+            highlight=False,
+            soft_wrap=True,
+        )
         try:
             fidelity = run_fidelity(result, args.fidelity_tokens, err)
         except MemoryError as e:  # the float32 reference may not fit where the conversion did

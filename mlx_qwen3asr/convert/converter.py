@@ -28,21 +28,27 @@ head stays float (ForcedAligner.keep_float), and the fidelity check compares tim
 import json
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
+from ..layout import SIDE_FILES
 from ..load import (
-    DTYPES, LOAD_OVERHEAD, checked_skeleton, ensure_memory, load_weights, read_config, resolve_model_path,
+    DTYPES,
+    LOAD_OVERHEAD,
+    checked_skeleton,
+    ensure_memory,
+    load_weights,
+    read_config,
+    resolve_model_path,
     weight_files,
 )
 from ..model.model import Qwen3ASR
-from ..layout import SIDE_FILES
 from .writer import ShardWriter, staging_folder
 
 FLOAT = 16  # `bits` value meaning "leave these layers in float"

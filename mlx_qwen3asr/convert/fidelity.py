@@ -12,9 +12,10 @@ check needs the memory of one model at a time. Comparison stops after the refere
 """
 
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Optional, Union
 
 import mlx.core as mx
 import numpy as np
@@ -65,8 +66,13 @@ class Fidelity:
         return len(self.reference_tokens) if self.first_divergence is None else self.first_divergence
 
 
-def trace(model: Qwen3ASR, wave: np.ndarray, n_tokens: int, teacher: Optional[list[int]] = None,
-          on_token: Callable[[int], None] = lambda done: None) -> Trace:
+def trace(
+    model: Qwen3ASR,
+    wave: np.ndarray,
+    n_tokens: int,
+    teacher: Optional[list[int]] = None,
+    on_token: Callable[[int], None] = lambda done: None,
+) -> Trace:
     """Greedy decoding of `model` on `wave`, or one teacher-forced pass along `teacher`'s tokens.
 
     Up to the first token where a model departs from the teacher, its greedy output and its picks
@@ -99,8 +105,13 @@ def compare(reference: Trace, converted: Trace, eos_token_ids: tuple[int, ...] =
     margins = top2[:, 1] - top2[:, 0]
     cosines = _cosines(reference.logits[:n], converted.logits[:n])
     return Fidelity(
-        ref, conv, first, float(cosines[0]), float(cosines.min()),
-        None if first is None else float(margins[first]), margins,
+        ref,
+        conv,
+        first,
+        float(cosines[0]),
+        float(cosines.min()),
+        None if first is None else float(margins[first]),
+        margins,
     )
 
 

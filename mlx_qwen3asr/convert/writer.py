@@ -19,10 +19,10 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import mlx.core as mx
 
@@ -55,8 +55,9 @@ class ShardWriter:
         try:
             mx.save_safetensors(str(path), self.current, metadata={"format": "mlx"})
         except RuntimeError as e:  # MLX reports a failed write as "[write] Unable to write N bytes to file."
-            raise OSError(f"Cannot write {path} ({e}): disk full? Free some space or choose "
-                          "an output folder on another disk") from e
+            raise OSError(
+                f"Cannot write {path} ({e}): disk full? Free some space or choose an output folder on another disk"
+            ) from e
         self.files.append(path)
         self.total_bytes += self.current_bytes
         self.on_write(self.current_bytes)

@@ -8,14 +8,18 @@ straight into the float's exponent bits. Same results to float32 round-off (max 
 ~1.7-2x faster on the CPU. On Metal and CUDA the fused kernel is used as before.
 """
 
-
 import mlx.core as mx
 
 _LOG2_E = 1.4426950408889634
 # 2^f ~= sum c_k f^k for |f| <= 1/2 (the polynomial of MLX's own exp, from Cephes).
 _EXP2 = (
-    1.0, 6.931472028550421e-1, 2.402264791363012e-1, 5.550332471162809e-2, 9.618437357674640e-3,
-    1.339887440266574e-3, 1.535336188319500e-4,
+    1.0,
+    6.931472028550421e-1,
+    2.402264791363012e-1,
+    5.550332471162809e-2,
+    9.618437357674640e-3,
+    1.339887440266574e-3,
+    1.535336188319500e-4,
 )
 _MIN_EXPONENT = -87.0  # exp below this is under float32's smallest normal: counts as 0
 _MASKED = -1e30  # score of a masked position (its weight comes out ~1e-38, i.e. nothing)

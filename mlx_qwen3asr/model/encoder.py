@@ -1,16 +1,16 @@
 """Audio encoder: log-mel frames -> audio embeddings in the decoder's hidden size.
 
-    mel [frames, 128]
-      -> split into chunks of 100 frames; the last, partial chunk is zero-padded to 100
-         (only when there is more than one chunk: the official batch pads to its longest chunk)
-      -> conv stem per chunk, 25 chunks at a time: 3 x (Conv2d 3x3 stride 2 + GELU)
-                                                                      [chunks, 16 mel, 13 time, C]
-      -> conv_out(channels x mel)                                     [chunks, 13, d_model]
-      -> + sinusoidal positions 0..12: positions restart in every chunk
-      -> keep the valid tokens of each chunk                           [n_tokens, d_model]
-      -> transformer layers, attention only inside windows of 104 tokens (8 chunks = 800 frames):
-         windows never see each other, so they run as one batch [windows, 104, d_model]
-      -> ln_post -> proj1 -> GELU -> proj2                             [n_tokens, output_dim]
+mel [frames, 128]
+  -> split into chunks of 100 frames; the last, partial chunk is zero-padded to 100
+     (only when there is more than one chunk: the official batch pads to its longest chunk)
+  -> conv stem per chunk, 25 chunks at a time: 3 x (Conv2d 3x3 stride 2 + GELU)
+                                                                  [chunks, 16 mel, 13 time, C]
+  -> conv_out(channels x mel)                                     [chunks, 13, d_model]
+  -> + sinusoidal positions 0..12: positions restart in every chunk
+  -> keep the valid tokens of each chunk                           [n_tokens, d_model]
+  -> transformer layers, attention only inside windows of 104 tokens (8 chunks = 800 frames):
+     windows never see each other, so they run as one batch [windows, 104, d_model]
+  -> ln_post -> proj1 -> GELU -> proj2                             [n_tokens, output_dim]
 """
 
 import math
@@ -23,7 +23,6 @@ import numpy as np
 from .activations import gelu
 from .attention import attention
 from .config import AudioArgs, conv_stem_length
-
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
 # at the 0.6B size in float32 (conv2's im2col alone 14 MB): unbatched, a 20-minute file would need
@@ -82,9 +81,7 @@ def windowed_attention(q: mx.array, k: mx.array, v: mx.array, n_heads: int, wind
     parts, start = [], 0
     for count, length in groups:  # each group as one batch [count, heads, length, head_dim]
         end = start + count * length
-        qw, kw, vw = (
-            x[start:end].reshape(count, length, n_heads, -1).transpose(0, 2, 1, 3) for x in (q, k, v)
-        )
+        qw, kw, vw = (x[start:end].reshape(count, length, n_heads, -1).transpose(0, 2, 1, 3) for x in (q, k, v))
         out = attention(qw, kw, vw, (dim // n_heads) ** -0.5)
         parts.append(out.transpose(0, 2, 1, 3).reshape(end - start, dim))
         start = end
@@ -181,7 +178,9 @@ class AudioEncoder(nn.Module):
             for i in clips:
                 stems[i], start = out[start : start + chunked[i].shape[0]], start + chunked[i].shape[0]
         size, per_chunk = self.args.chunk_frames, self.args.tokens_per_chunk
-        return [x.reshape(-1, x.shape[-1])[: n_audio_tokens(mel.shape[0], size, per_chunk)] for x, mel in zip(stems, mels)]
+        return [
+            x.reshape(-1, x.shape[-1])[: n_audio_tokens(mel.shape[0], size, per_chunk)] for x, mel in zip(stems, mels)
+        ]
 
     def embed_chunks(self, mel: mx.array) -> mx.array:
         """Conv stem + chunk positions: [frames, mels] -> [n_tokens, d_model]."""

@@ -36,7 +36,7 @@ class Qwen3ASR(nn.Module):
         self.model = TextModel(args.text)
         if not args.text.tie_word_embeddings:
             self.lm_head = nn.Linear(args.text.hidden_size, args.text.vocab_size, bias=False)
-        self.tokenizer: Optional["Tokenizer"] = None  # set by load(): the checkpoint's tokenizer
+        self.tokenizer: Optional[Tokenizer] = None  # set by load(): the checkpoint's tokenizer
         self.path: Optional[Path] = None  # set by load(): the folder the weights came from
         self._decode_step: Optional[DecodeStep] = None  # compiled on first use (it holds the weights)
 
@@ -67,9 +67,7 @@ class Qwen3ASR(nn.Module):
             return self.model.embed_tokens.as_linear(hidden)
         return self.lm_head(hidden)
 
-    def __call__(
-        self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True
-    ) -> mx.array:
+    def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True) -> mx.array:
         """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default).
         One token on a one-row cache runs as a compiled step (model/step.py)."""
         if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import mlx.core as mx
 import numpy as np
 
+from ..audio.features import HOP_LENGTH, N_FFT, mel_filters, power_spectrogram
 from ..model.encoder import n_audio_tokens
-from ..audio.features import HOP_LENGTH, N_FFT, power_spectrogram, mel_filters
 from ..model.model import Qwen3ASR, encode_audio
 
 CLAMP_DECADES = 8.0  # the official mel clamps to (max - 8) in log10 units

@@ -25,7 +25,8 @@ Decisions depend on sample counts only, never on a clock or on how the audio was
 
 import time
 from collections import deque
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 import numpy as np
 
@@ -47,11 +48,20 @@ REFRESH_SECONDS = 0.5
 class LiveSession:
     """One live transcription session. Not thread-safe: feed it from one thread."""
 
-    def __init__(self, model: Optional[Qwen3ASR], options: DecodeOptions = DecodeOptions(), *,
-                 pause: float = PAUSE_SECONDS, max_utterance: float = MAX_UTTERANCE_SECONDS,
-                 partials: str = "streaming", refresh_every: float = REFRESH_SECONDS,
-                 channels_last: bool = False, engine: Optional[UtteranceEngine] = None,
-                 stats: Optional[LiveStats] = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        model: Optional[Qwen3ASR],
+        options: DecodeOptions = DecodeOptions(),
+        *,
+        pause: float = PAUSE_SECONDS,
+        max_utterance: float = MAX_UTTERANCE_SECONDS,
+        partials: str = "streaming",
+        refresh_every: float = REFRESH_SECONDS,
+        channels_last: bool = False,
+        engine: Optional[UtteranceEngine] = None,
+        stats: Optional[LiveStats] = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off".
         channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
         else the layout rule of audio/samples.py decides.
@@ -82,8 +92,9 @@ class LiveSession:
         """One short decode, so the first utterance does not pay for first-call set-up."""
         self.engine.warm_up()
 
-    def feed(self, block: np.ndarray, captured_at: Optional[float] = None, rate: Optional[int] = None,
-             partial: bool = True) -> list[Event]:
+    def feed(
+        self, block: np.ndarray, captured_at: Optional[float] = None, rate: Optional[int] = None, partial: bool = True
+    ) -> list[Event]:
         """Add a block (captured_at: the clock's time at its last sample, default now); the events."""
         return self._push(self.samples.convert(block, rate), captured_at, partial)
 
@@ -93,8 +104,11 @@ class LiveSession:
         if self.refresh_every is None or not seg.is_open or self.clock() < self._next_partial:
             return []
         audio = seg.open_audio()
-        if seg.quiet_seconds > PARTIAL_QUIET_LIMIT or len(audio) < MIN_PARTIAL_SECONDS * RATE \
-                or len(audio) == self._partial_for:
+        if (
+            seg.quiet_seconds > PARTIAL_QUIET_LIMIT
+            or len(audio) < MIN_PARTIAL_SECONDS * RATE
+            or len(audio) == self._partial_for
+        ):
             return []
         started = self.clock()
         text = self.engine.partial(audio)
@@ -103,8 +117,9 @@ class LiveSession:
         self._next_partial = self.clock() + max(self.refresh_every, 2 * cost)
         self._partial_for = len(audio)
         events = self._language_events()
-        return events + [Event("partial", self._now(), start=self._seconds(seg.open_start), text=text,
-                               language=self.engine.language)]
+        return events + [
+            Event("partial", self._now(), start=self._seconds(seg.open_start), text=text, language=self.engine.language)
+        ]
 
     def flush(self) -> list[Event]:
         """End the open utterance now (the input was interrupted, or ended) and commit it."""
@@ -139,7 +154,7 @@ class LiveSession:
         return events + (self.refresh() if partial else [])
 
     def _transitions(self, closed: Optional[Utterance] = None) -> list[Event]:
-        """"speech" when an utterance opened, "silence" when one closed (or was dropped as noise)."""
+        """ "speech" when an utterance opened, "silence" when one closed (or was dropped as noise)."""
         seg, events = self.segmenter, []
         if self._was_open and (closed is not None or not seg.is_open):
             end = closed.speech_end if closed is not None else seg.analysed
@@ -165,9 +180,19 @@ class LiveSession:
         latency = self.clock() - self._time_of(utterance.speech_end) if utterance.reason == "pause" else None
         self.committed += ("\n" if self.committed else "") + text
         self.stats.add_commit(text, latency)
-        return events + [Event("commit", self._now(), start=self._seconds(utterance.start),
-                               end=self._seconds(utterance.end), text=text, language=self.engine.language,
-                               reason=utterance.reason, latency=latency, audio=utterance.audio)]
+        return events + [
+            Event(
+                "commit",
+                self._now(),
+                start=self._seconds(utterance.start),
+                end=self._seconds(utterance.end),
+                text=text,
+                language=self.engine.language,
+                reason=utterance.reason,
+                latency=latency,
+                audio=utterance.audio,
+            )
+        ]
 
     def _language_events(self) -> list[Event]:
         language = self.engine.language

@@ -70,8 +70,9 @@ class SampleBuffer:
 class Segmenter:
     """Feed 16 kHz mono float32 with `push`; get back the utterances that finished."""
 
-    def __init__(self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS,
-                 preroll: float = PREROLL_SECONDS) -> None:
+    def __init__(
+        self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS, preroll: float = PREROLL_SECONDS
+    ) -> None:
         if pause < 0.1 or max_seconds < 6.0:
             raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
         self.pause_frames = round(pause * RATE / FRAME)

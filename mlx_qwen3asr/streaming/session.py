@@ -26,19 +26,20 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 """
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE, SampleStream
-from ..audio.vad import VoiceActivity
-from ..model.model import Qwen3ASR
-from .input import FRAME, PendingSamples, speech_frames
-from ..options import DecodeOptions
 from ..audio.split import split_audio
-from ..transcribe import MIN_SECONDS
+from ..audio.vad import VoiceActivity
 from ..generate import Decoding, token_budget
+from ..model.model import Qwen3ASR
+from ..options import DecodeOptions
+from ..transcribe import MIN_SECONDS
+from .input import FRAME, PendingSamples, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
@@ -115,8 +116,10 @@ class StreamingTranscriber:
         if chunk_seconds < 0.5:
             raise ValueError(f"chunk_seconds must be at least 0.5, got {chunk_seconds}")
         if window_seconds < max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds):
-            raise ValueError(f"window_seconds={window_seconds} is too small: use at least "
-                             f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}")
+            raise ValueError(
+                f"window_seconds={window_seconds} is too small: use at least "
+                f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}"
+            )
         self.decode_options = DecodeOptions(language, context)
         self.language = self.decode_options.language
         if engine is None:

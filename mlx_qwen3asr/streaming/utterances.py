@@ -69,9 +69,13 @@ class StreamingEngine(OfflineEngine):
 
     def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
         super().__init__(model, options)
-        self._stream = StreamingTranscriber(model, options.language, options.context,
-                                               chunk_seconds=STREAM_CHUNK_SECONDS,
-                                               options=StreamingOptions(max_new_tokens=options.max_new_tokens))
+        self._stream = StreamingTranscriber(
+            model,
+            options.language,
+            options.context,
+            chunk_seconds=STREAM_CHUNK_SECONDS,
+            options=StreamingOptions(max_new_tokens=options.max_new_tokens),
+        )
         self._fed = 0
 
     def partial(self, audio: np.ndarray) -> str:
@@ -96,8 +100,9 @@ class StreamingEngine(OfflineEngine):
         self._fed = 0
 
 
-def make_engine(model: Qwen3ASR, partials: str = "streaming",
-                options: DecodeOptions = DecodeOptions()) -> OfflineEngine:
+def make_engine(
+    model: Qwen3ASR, partials: str = "streaming", options: DecodeOptions = DecodeOptions()
+) -> OfflineEngine:
     """partials: "streaming" (the streaming engine; "auto" is the same), or "offline" (re-decode the
     utterance so far)."""
     kind = OfflineEngine if partials == "offline" else StreamingEngine

@@ -18,18 +18,18 @@ of the text), `final_text` (the official parse once the window is closed), and `
 prefix rule's "minus the last K tokens, not inside a UTF-8 character").
 """
 
-from typing import Optional, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Optional, Protocol
 
 import mlx.core as mx
 import numpy as np
 
-from ..model.cache import KVCache, trim_cache
-from .encoder_cache import EncoderCache
 from ..generate import Decoding, StopRules, choices, decode
+from ..model.cache import KVCache, trim_cache
 from ..model.model import Qwen3ASR, encode_audio
 from ..options import DecodeOptions
 from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, is_space_delimited, parse_output
-
+from .encoder_cache import EncoderCache
 
 # Text of a window's ids. The header "language X<asr_text>" ends within this many characters, or the
 # output has none; deciding only then keeps the text of a prefix a prefix of the text (append-only).
@@ -55,9 +55,7 @@ def window_text(tokenizer, ids: Sequence[int], forced_language: Optional[str] = 
     return "", decoded.rstrip()
 
 
-def final_text(
-    tokenizer, ids: Sequence[int], committed: str, forced_language: Optional[str]
-) -> tuple[str, str]:
+def final_text(tokenizer, ids: Sequence[int], committed: str, forced_language: Optional[str]) -> tuple[str, str]:
     """(language, text) of a closed window: the official parse (as offline transcription gives it)
     when it extends the committed text, else the append-only reading."""
     language, text = parse_output(tokenizer.decode(list(ids)), forced_language)
@@ -126,9 +124,7 @@ class WindowDecoder:
             self.encoder.reset()
         trim_cache(self.cache, max(0, self.cache[0].offset - len(self.head)))
 
-    def decode(
-        self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
-    ) -> Decoding:
+    def decode(self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int) -> Decoding:
         """Greedy continuation of `prefix` for this audio, at most max_new_tokens new tokens."""
         if self.encoder is not None:
             features, stable = self.encoder.features(audio)

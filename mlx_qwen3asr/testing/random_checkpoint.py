@@ -149,9 +149,7 @@ def _text_specs(text: dict) -> list[TensorSpec]:
     n_q, n_kv = text["num_attention_heads"] * hd, text["num_key_value_heads"] * hd
     # Spread-out row norms make the top logits stand apart (min top1-top2 gap 0.03 vs 0.007 over
     # the goldens' 288 greedy steps); float32 vs float64 logits differ by ~1e-4.
-    embed = TensorSpec(
-        "thinker.model.embed_tokens.weight", (text["vocab_size"], h), std=1.0, row_spread=0.15
-    )
+    embed = TensorSpec("thinker.model.embed_tokens.weight", (text["vocab_size"], h), std=1.0, row_spread=0.15)
     specs = [embed]
     for i in range(text["num_hidden_layers"]):
         p = f"thinker.model.layers.{i}"
@@ -177,5 +175,3 @@ def _text_specs(text: dict) -> list[TensorSpec]:
 
 def _write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-

@@ -1,7 +1,7 @@
 """Random tensors written as a bf16 safetensors file, streamed in row blocks (numpy only).
 
-    TensorSpec(name, shape, std, mean, seed_key) -> tensor_blocks: rng(seed, crc32(seed_key))
-    -> uniform float32 rows -> bf16 bits -> file; plan_shards splits a checkpoint like huggingface_hub.
+TensorSpec(name, shape, std, mean, seed_key) -> tensor_blocks: rng(seed, crc32(seed_key))
+-> uniform float32 rows -> bf16 bits -> file; plan_shards splits a checkpoint like huggingface_hub.
 """
 
 import json
@@ -103,5 +103,3 @@ def write_index(out: Path, names: list[str], shards: list[list[TensorSpec]]) -> 
     index = {"metadata": metadata, "weight_map": weight_map}
     text = json.dumps(index, indent=2, sort_keys=True) + "\n"
     (out / "model.safetensors.index.json").write_text(text)
-
-

@@ -66,8 +66,11 @@ def test_full_attention_changes_nothing_below_8_seconds(tiny_aligner, speech):
 def test_each_segment_is_aligned_on_its_own_audio_and_shifted_by_its_start(tiny_aligner, speech):
     wave = np.concatenate([speech, speech[::-1]])
     middle = len(speech) / 16000
-    segments = [Segment(0.0, middle, "Hello world", "English"), Segment(middle, 2 * middle, "这是 test", "Chinese"),
-                Segment(2 * middle, 2 * middle, "", "")]
+    segments = [
+        Segment(0.0, middle, "Hello world", "English"),
+        Segment(middle, 2 * middle, "这是 test", "Chinese"),
+        Segment(2 * middle, 2 * middle, "", ""),
+    ]
     align_segments(segments, wave, tiny_aligner)
     first = mq.align(speech, "Hello world", tiny_aligner, "English")
     second = mq.align(speech[::-1].copy(), "这是 test", tiny_aligner, "Chinese")

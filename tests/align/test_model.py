@@ -59,10 +59,15 @@ def test_the_prompt_is_the_audio_block_then_each_unit_with_two_timestamps(aligne
 def test_windowed_encoder_keeps_8_second_windows_apart_and_full_attention_does_not(aligner):
     mel = mx.random.normal((2000, 128), key=mx.random.key(1))  # 20 s: windows of 104 + 104 + 52 tokens
     first_window = {full: np.array(aligner.encode(mel[:800], full_attention=full)) for full in (False, True)}
-    np.testing.assert_allclose(first_window[False], first_window[True], atol=1e-5,
-                               err_msg="up to 8 s both attentions are the same")
-    np.testing.assert_allclose(np.array(aligner.encode(mel))[:104], first_window[False], atol=1e-5,
-                               err_msg="windowed: the first 8 s must not depend on later audio")
+    np.testing.assert_allclose(
+        first_window[False], first_window[True], atol=1e-5, err_msg="up to 8 s both attentions are the same"
+    )
+    np.testing.assert_allclose(
+        np.array(aligner.encode(mel))[:104],
+        first_window[False],
+        atol=1e-5,
+        err_msg="windowed: the first 8 s must not depend on later audio",
+    )
     full_diff = np.abs(np.array(aligner.encode(mel, full_attention=True))[:104] - first_window[True]).max()
     assert full_diff > 1e-3, f"full attention: the first 8 s must see later audio (max diff {full_diff})"
     assert aligner.encode(mel, full_attention=True).shape == (n_audio_tokens(2000), 64)

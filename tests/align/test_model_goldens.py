@@ -56,8 +56,9 @@ def test_timestamp_logits_and_classes_match_the_official_aligner(aligner, clips,
 @pytest.mark.parametrize("name", list(CASES))
 def test_aligned_words_and_times_equal_the_official_ones(aligner, clips, name):
     case = CASES[name]
-    words = mq.align(clips[case["clip"]], case["text"], aligner, case["language"],
-                     full_attention=case["attention"] == "full")
+    words = mq.align(
+        clips[case["clip"]], case["text"], aligner, case["language"], full_attention=case["attention"] == "full"
+    )
     assert [[w.text, w.start, w.end] for w in words] == case["words"], name
 
 

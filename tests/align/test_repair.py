@@ -40,7 +40,15 @@ def test_short_runs_of_anomalies_take_the_nearer_neighbour_and_a_tie_goes_left()
 def test_long_runs_of_anomalies_are_interpolated_and_truncated():
     assert repair_times_ms([80, 4000, 3000, 2000, 1000, 400, 480]) == [80, 144, 208, 272, 336, 400, 480]
     assert repair_times_ms([80, 9000, 8000, 7000, 6000, 5000, 4000, 180, 200]) == [
-        80, 94, 108, 122, 137, 151, 165, 180, 200
+        80,
+        94,
+        108,
+        122,
+        137,
+        151,
+        165,
+        180,
+        200,
     ]
 
 

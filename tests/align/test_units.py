@@ -43,6 +43,8 @@ def test_korean_needs_no_extra_package(monkeypatch):
 
 
 def test_no_language_splits_on_whitespace_like_any_other_language():
-    assert split_units("Hello, 世界! e-mail", None) == split_units("Hello, 世界! e-mail", "English") == [
-        "Hello", "世", "界", "email"
-    ]
+    assert (
+        split_units("Hello, 世界! e-mail", None)
+        == split_units("Hello, 世界! e-mail", "English")
+        == ["Hello", "世", "界", "email"]
+    )

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import mlx.core as mx
 import pytest
+from dictation_helpers import RunningApp, SpeechFile, make_speech_file
 
 import mlx_qwen3asr as mq
-from dictation_helpers import RunningApp, SpeechFile, make_speech_file
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 

@@ -18,8 +18,7 @@ from mlx_qwen3asr.testing.signals import burst, noise, silence  # noqa: F401 (th
 
 ROOT = Path(__file__).resolve().parents[2]
 RATE = 16000
-SENTENCES = ("Hello there, this is the first sentence.", "The second one is a little longer.",
-             "And that is all.")
+SENTENCES = ("Hello there, this is the first sentence.", "The second one is a little longer.", "And that is all.")
 MAX_NEW_TOKENS = 8  # random weights never stop on their own
 MAX_SLOWDOWN = 4.0  # waits grow with the machine's load up to this factor, never without bound
 
@@ -50,8 +49,9 @@ def espeak(text: str, folder: Path, name: str) -> np.ndarray:
     if shutil.which("espeak-ng") is None or shutil.which("sox") is None:
         pytest.skip("needs espeak-ng and sox to make speech (apt install espeak-ng sox)")
     subprocess.run(["espeak-ng", "-w", folder / f"{name}.raw.wav", text], check=True)
-    subprocess.run(["sox", folder / f"{name}.raw.wav", "-r", "16000", "-c", "1", "-b", "16",
-                    folder / f"{name}.wav"], check=True)
+    subprocess.run(
+        ["sox", folder / f"{name}.raw.wav", "-r", "16000", "-c", "1", "-b", "16", folder / f"{name}.wav"], check=True
+    )
     with wave.open(str(folder / f"{name}.wav")) as f:
         return np.frombuffer(f.readframes(f.getnframes()), np.int16)
 
@@ -100,10 +100,17 @@ class RunningApp:
         import queue
         import threading
 
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                        env=app_env(), cwd=ROOT, start_new_session=True)
+        self.process = subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=app_env(),
+            cwd=ROOT,
+            start_new_session=True,
+        )
         RunningApp.running.append(self)
-        self._lines: "queue.Queue[str]" = queue.Queue()
+        self._lines: queue.Queue[str] = queue.Queue()
         self.lines: list[str] = []
         self.errors: list[str] = []  # stderr lines so far
         self._readers = [threading.Thread(target=f, daemon=True) for f in (self._read, self._read_errors)]
@@ -140,8 +147,9 @@ class RunningApp:
         try:
             line = self._lines.get(timeout=patient(timeout))
         except queue.Empty:
-            raise AssertionError(f"no committed line within {timeout} s; lines so far {self.lines}; "
-                                 "stderr:\n" + "\n".join(self.errors)) from None
+            raise AssertionError(
+                f"no committed line within {timeout} s; lines so far {self.lines}; stderr:\n" + "\n".join(self.errors)
+            ) from None
         self.lines.append(line)
         return line
 

@@ -1,6 +1,7 @@
 """Helpers for the server tests: the server as a child process, or in this process on a fake engine."""
 
 import io
+import json
 import os
 import socket
 import struct
@@ -8,14 +9,12 @@ import subprocess
 import sys
 import threading
 import time
-import wave
-from contextlib import contextmanager
-from pathlib import Path
-
-import json
 import urllib.error
 import urllib.request
 import uuid
+import wave
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -44,8 +43,17 @@ def float_wav_bytes(samples: np.ndarray) -> bytes:
     """32-bit IEEE float WAV (format tag 3): the wave module writes PCM only."""
     data = np.asarray(samples, "<f4").tobytes()
     fmt = struct.pack("<HHIIHH", 3, 1, RATE, RATE * 4, 4, 32)
-    return (b"RIFF" + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data)) + b"WAVE"
-            + b"fmt " + struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", len(data)) + data)
+    return (
+        b"RIFF"
+        + struct.pack("<I", 4 + 8 + len(fmt) + 8 + len(data))
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", len(fmt))
+        + fmt
+        + b"data"
+        + struct.pack("<I", len(data))
+        + data
+    )
 
 
 def request(url: str, data: bytes = None, headers: dict = None, timeout: float = 30.0):
@@ -60,11 +68,16 @@ def request(url: str, data: bytes = None, headers: dict = None, timeout: float =
 def post_form(url: str, fields: dict, files: dict, headers: dict = None, timeout: float = 30.0):
     """A multipart/form-data POST: fields {name: text}, files {name: (filename, bytes)}."""
     boundary = uuid.uuid4().hex
-    parts = [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
-             for k, v in fields.items()]
-    parts += [f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"; filename="{name}"\r\n'
-              f"Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n"
-              for k, (name, data) in files.items()]
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode() for k, v in fields.items()
+    ]
+    parts += [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"; filename="{name}"\r\n'
+        f"Content-Type: application/octet-stream\r\n\r\n".encode()
+        + data
+        + b"\r\n"
+        for k, (name, data) in files.items()
+    ]
     body = b"".join(parts) + f"--{boundary}--\r\n".encode()
     headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", **(headers or {})}
     return request(url, body, headers, timeout)
@@ -96,8 +109,22 @@ def server_process(model: Path, *args: str):
     """`python -m app.server` on a free port; yields its base URL (http://127.0.0.1:PORT)."""
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    command = [sys.executable, "-m", "app.server", "--model", str(model), "--port", str(port), "--dtype",
-               "float32", "--max-new-tokens", str(MAX_NEW_TOKENS), "--log-level", "warning", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "app.server",
+        "--model",
+        str(model),
+        "--port",
+        str(port),
+        "--dtype",
+        "float32",
+        "--max-new-tokens",
+        str(MAX_NEW_TOKENS),
+        "--log-level",
+        "warning",
+        *args,
+    ]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:

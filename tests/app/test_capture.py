@@ -35,9 +35,11 @@ class FakeSoundDevice:
     """Just what MicSource uses; `available` False makes every device query fail."""
 
     PortAudioError = FakePortAudioError
-    DEVICES = [{"name": "Fake Mic", "default_samplerate": 48000.0, "max_input_channels": 2},
-               {"name": "Fake Speakers", "default_samplerate": 48000.0, "max_input_channels": 0},
-               {"name": "USB Headset", "default_samplerate": 16000.0, "max_input_channels": 1}]
+    DEVICES = [
+        {"name": "Fake Mic", "default_samplerate": 48000.0, "max_input_channels": 2},
+        {"name": "Fake Speakers", "default_samplerate": 48000.0, "max_input_channels": 0},
+        {"name": "USB Headset", "default_samplerate": 16000.0, "max_input_channels": 1},
+    ]
     default = SimpleNamespace(device=(0, 1))
 
     def __init__(self, mono_ok: bool = True):
@@ -105,8 +107,9 @@ def test_a_device_that_is_not_found_is_reported_with_the_list_of_inputs():
         MicSource(queue.Queue(), device="Studio", sounddevice=FakeSoundDevice()).check_device()
     message = str(error.value)
     assert "input device 'Studio'" in message, message
-    assert "*   0  Fake Mic  (2 ch, 48000 Hz)" in message and "    2  USB Headset  (1 ch, 16000 Hz)" in message, \
+    assert "*   0  Fake Mic  (2 ch, 48000 Hz)" in message and "    2  USB Headset  (1 ch, 16000 Hz)" in message, (
         f"the inputs are listed, the default starred:\n{message}"
+    )
     assert "Fake Speakers" not in message, "outputs are not inputs"
 
 

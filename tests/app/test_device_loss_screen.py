@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from dictation_helpers import ROOT, app_command, app_env
 from test_dictation_e2e import Tmux
 
@@ -26,14 +25,14 @@ def private_mic(tmp_path):
     run = subprocess.run([VMIC / "start.sh"], capture_output=True, text=True, timeout=120, env=env)
     if run.returncode != 0:
         pytest.skip(f"PulseAudio virtual microphone cannot run here: {run.stderr.strip()[-400:]}")
-    exports = dict(line.removeprefix("export ").split("=", 1)
-                   for line in run.stdout.splitlines() if line.startswith("export "))
+    exports = dict(
+        line.removeprefix("export ").split("=", 1) for line in run.stdout.splitlines() if line.startswith("export ")
+    )
     yield exports, tmp_path / "vmic" / "run" / "pulse" / "pid"
     subprocess.run([VMIC / "stop.sh"], env=env, capture_output=True, check=False, timeout=60)
 
 
-def test_a_lost_microphone_is_one_clear_line_with_the_status_line_in_place(private_mic, listening_checkpoint,
-                                                                          tmp_path):
+def test_a_lost_microphone_is_one_clear_line_with_the_status_line_in_place(private_mic, listening_checkpoint, tmp_path):
     exports, pid_file = private_mic
     env = {k: v for k, v in app_env().items() if k in ("PYTHONPATH", "LD_PRELOAD")}
     env.update(PULSE_SERVER=exports["PULSE_SERVER"])

@@ -12,9 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from dictation_helpers import (RunningApp, SpeechFile, app_command, expected_lines, make_speech_file, patient,
-                               saved_utterances)
+from dictation_helpers import (
+    RunningApp,
+    SpeechFile,
+    app_command,
+    expected_lines,
+    make_speech_file,
+    patient,
+    saved_utterances,
+)
 
 VMIC = Path(__file__).resolve().parent / "virtual_mic"
 
@@ -24,13 +30,17 @@ def virtual_mic():
     """Start (or reuse) the virtual microphone daemon; stop it afterwards only if we started it."""
     if not (VMIC / "start.sh").exists():
         pytest.skip(f"virtual microphone scripts not found at {VMIC}")
-    run = subprocess.run([VMIC / "start.sh"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "VMIC_SKIP_INSTALL": "1"})
+    run = subprocess.run(
+        [VMIC / "start.sh"], capture_output=True, text=True, timeout=120, env={**os.environ, "VMIC_SKIP_INSTALL": "1"}
+    )
     if run.returncode != 0:
-        pytest.skip("PulseAudio virtual microphone cannot run here (scripts/test.sh installs its packages): "
-                    f"{run.stderr.strip()[-400:]}")
-    env = dict(line.removeprefix("export ").split("=", 1)
-               for line in run.stdout.splitlines() if line.startswith("export "))
+        pytest.skip(
+            "PulseAudio virtual microphone cannot run here (scripts/test.sh installs its packages): "
+            f"{run.stderr.strip()[-400:]}"
+        )
+    env = dict(
+        line.removeprefix("export ").split("=", 1) for line in run.stdout.splitlines() if line.startswith("export ")
+    )
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the app inherits PULSE_SERVER
     yield env
@@ -43,8 +53,9 @@ def virtual_mic():
 @pytest.fixture(scope="module")
 def mic_speech(tmp_path_factory) -> SpeechFile:
     """Two short sentences, 1.2 s apart: about 5 s to play."""
-    return make_speech_file(tmp_path_factory.mktemp("mic"), ("Hello there.", "This is a microphone test."),
-                            lead=0.5, gap=1.2)
+    return make_speech_file(
+        tmp_path_factory.mktemp("mic"), ("Hello there.", "This is a microphone test."), lead=0.5, gap=1.2
+    )
 
 
 def play(path: Path) -> None:
@@ -62,7 +73,8 @@ def best_correlation(captured: np.ndarray, played: np.ndarray) -> float:
 
 
 def test_microphone_dictation_commits_each_sentence_as_offline_transcription_says(
-        virtual_mic, listening_checkpoint, listening_model, mic_speech, tmp_path):
+    virtual_mic, listening_checkpoint, listening_model, mic_speech, tmp_path
+):
     saved = tmp_path / "saved"
     app = RunningApp(app_command(listening_checkpoint, "--save-audio", str(saved)))
     app.wait_for_error("listening: ")
@@ -86,7 +98,8 @@ def test_microphone_dictation_commits_each_sentence_as_offline_transcription_say
 
 
 def test_a_lost_microphone_keeps_what_was_captured_and_is_reopened(
-        virtual_mic, listening_checkpoint, listening_model, mic_speech, tmp_path):
+    virtual_mic, listening_checkpoint, listening_model, mic_speech, tmp_path
+):
     saved = tmp_path / "saved"
     app = RunningApp(app_command(listening_checkpoint, "--save-audio", str(saved)))
     app.wait_for_error("listening: ")
@@ -102,8 +115,13 @@ def test_a_lost_microphone_keeps_what_was_captured_and_is_reopened(
         player.wait(timeout=10)
     app.wait_for_error("input device lost", timeout=15)
     cut_short = app.next_line(timeout=10)  # what was captured of sentence 2 is committed
-    subprocess.run([VMIC / "start.sh"], check=True, capture_output=True, timeout=patient(120),
-                   env={**os.environ, "VMIC_SKIP_INSTALL": "1"})
+    subprocess.run(
+        [VMIC / "start.sh"],
+        check=True,
+        capture_output=True,
+        timeout=patient(120),
+        env={**os.environ, "VMIC_SKIP_INSTALL": "1"},
+    )
     app.wait_for_error("input device reopened", timeout=10)
     play(mic_speech.path.parent / "s0.wav")
     app.next_line(timeout=10)

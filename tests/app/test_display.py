@@ -9,8 +9,16 @@ from app.stats import SessionStats
 
 
 def test_status_line_shows_level_language_latency_rtf_overflows_and_elapsed():
-    stats = SessionStats(started=100.0, audio_seconds=10.0, compute_seconds=2.5, latencies=[0.84],
-                         overflows=3, language="English", level_db=-30.0, speaking=True)
+    stats = SessionStats(
+        started=100.0,
+        audio_seconds=10.0,
+        compute_seconds=2.5,
+        latencies=[0.84],
+        overflows=3,
+        language="English",
+        level_db=-30.0,
+        speaking=True,
+    )
     line = status_line(stats, now=183.0).plain
     for part in ("●", "▮▮▮▮▮▮▯▯▯▯▯▯", "-30 dB", "English", "last 0.84 s", "RTF 0.25", "overflows 3", "01:23"):
         assert part in line, f"{part!r} missing from status line {line!r}"
@@ -47,7 +55,8 @@ def test_the_status_line_says_how_far_decoding_is_behind_once_it_passes_a_second
     stats = SessionStats(started=0.0, audio_seconds=10.0, compute_seconds=15.0, behind_seconds=3.24)
     line = status_line(stats, now=10.0)
     assert "behind 3.2 s" in line.plain, line.plain
-    assert any(span.style == "bold red" and line.plain[span.start:span.end] == " │ behind 3.2 s"
-               for span in line.spans), "shown in red"
+    assert any(
+        span.style == "bold red" and line.plain[span.start : span.end] == " │ behind 3.2 s" for span in line.spans
+    ), "shown in red"
     stats.behind_seconds = 0.8  # less than one utterance's decode: normal
     assert "behind" not in status_line(stats, now=10.0).plain

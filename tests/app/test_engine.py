@@ -1,8 +1,9 @@
 """The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
+from dictation_helpers import burst
+
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.streaming.utterances import OfflineEngine, StreamingEngine, make_engine
-from dictation_helpers import burst
 
 
 def test_final_text_is_offline_transcription_of_the_same_audio(listening_model):

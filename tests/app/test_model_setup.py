@@ -4,9 +4,9 @@ import json
 import shutil
 
 import mlx.core as mx
-import mlx_qwen3asr as mq
 import pytest
 
+import mlx_qwen3asr as mq
 from app.errors import AppError
 from app.model_setup import converted_folder, converted_model, load_model
 

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from dictation_helpers import ROOT, app_command, app_env
+from test_dictation_e2e import Tmux
 
 from app.errors import AppError
 from app.outputs import MAC_KEYSTROKE, Delivery
-from dictation_helpers import ROOT, app_command, app_env
-from test_dictation_e2e import Tmux
 
 X_TOOLS = ("Xvfb", "xclip", "xdotool", "xdpyinfo")
 
@@ -27,8 +27,9 @@ def x_display():
         if not Path(f"/tmp/.X11-unix/X{number}").exists() and not Path(f"/tmp/.X{number}-lock").exists():
             break
     display = f":{number}"
-    server = subprocess.Popen(["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
-                              stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1024x768x24", "-nolisten", "tcp"], stderr=subprocess.DEVNULL
+    )
     try:
         end = time.monotonic() + 10
         while subprocess.run(["xdpyinfo", "-display", display], capture_output=True).returncode != 0:
@@ -41,16 +42,21 @@ def x_display():
 
 
 def clipboard(display: str) -> str:
-    return subprocess.run(["xclip", "-selection", "clipboard", "-o"], capture_output=True, text=True,
-                          env={"DISPLAY": display}, timeout=10).stdout
+    return subprocess.run(
+        ["xclip", "-selection", "clipboard", "-o"], capture_output=True, text=True, env={"DISPLAY": display}, timeout=10
+    ).stdout
 
 
 class TextField:
     """tk_entry.py in its own process, focused and ready for keys."""
 
     def __init__(self, display: str) -> None:
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__).parent / "tk_entry.py")],
-                                        stdout=subprocess.PIPE, text=True, env={**app_env(), "DISPLAY": display})
+        self.process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "tk_entry.py")],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**app_env(), "DISPLAY": display},
+        )
         assert self.process.stdout.readline().strip() == "ready", "the text field should get the focus"
 
     def text(self) -> str:
@@ -87,12 +93,18 @@ def test_committed_text_is_typed_into_the_focused_window(x_display, monkeypatch)
 
 
 def test_the_app_types_its_commits_and_copies_the_whole_transcript_on_exit(
-        x_display, listening_checkpoint, speech_file, monkeypatch):
+    x_display, listening_checkpoint, speech_file, monkeypatch
+):
     monkeypatch.setenv("DISPLAY", x_display)
     field = TextField(x_display)
-    run = subprocess.run(app_command(listening_checkpoint, "--input", str(speech_file.path), "--fast", "--type",
-                                     "--copy", "exit"),
-                         capture_output=True, text=True, env={**app_env(), "DISPLAY": x_display}, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        app_command(listening_checkpoint, "--input", str(speech_file.path), "--fast", "--type", "--copy", "exit"),
+        capture_output=True,
+        text=True,
+        env={**app_env(), "DISPLAY": x_display},
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert len(lines) == 3, lines
@@ -103,21 +115,34 @@ def test_the_app_types_its_commits_and_copies_the_whole_transcript_on_exit(
     # xdotool can drop characters outside the keyboard layout (here CJK from the random model) when
     # the machine is loaded (its man page, BUGS): the layout's own characters must all arrive in order.
     in_layout = lambda text: "".join(c for c in text if c.isascii())  # noqa: E731
-    assert typed and in_layout(typed) == in_layout(expected), \
+    assert typed and in_layout(typed) == in_layout(expected), (
         f"--type: every committed utterance typed into the focused window:\n{typed!r}\n{expected!r}"
+    )
 
 
 def test_macos_uses_pbcopy_and_a_system_events_keystroke():
     calls = []
-    delivery = Delivery("each", True, print, runner=lambda argv, text: calls.append((argv, text)) or 0,
-                        platform="darwin", env={})
+    delivery = Delivery(
+        "each", True, print, runner=lambda argv, text: calls.append((argv, text)) or 0, platform="darwin", env={}
+    )
     delivery.commit("Hi there")
     delivery.commit("again")
     delivery.close()
     assert calls == [
         (["pbcopy"], "Hi there"),
-        (["osascript", "-e", "on run argv", "-e", 'tell application "System Events" to keystroke (item 1 of argv)',
-          "-e", "end run", "Hi there"], ""),
+        (
+            [
+                "osascript",
+                "-e",
+                "on run argv",
+                "-e",
+                'tell application "System Events" to keystroke (item 1 of argv)',
+                "-e",
+                "end run",
+                "Hi there",
+            ],
+            "",
+        ),
         (["pbcopy"], "again"),
         (MAC_KEYSTROKE + [" again"], ""),
     ], calls
@@ -125,8 +150,15 @@ def test_macos_uses_pbcopy_and_a_system_events_keystroke():
 
 def test_wayland_copies_with_wl_copy():
     calls = []
-    delivery = Delivery("each", False, print, runner=lambda argv, text: calls.append(argv) or 0, platform="linux",
-                        env={"WAYLAND_DISPLAY": "wayland-0"}, which=lambda tool: f"/usr/bin/{tool}")
+    delivery = Delivery(
+        "each",
+        False,
+        print,
+        runner=lambda argv, text: calls.append(argv) or 0,
+        platform="linux",
+        env={"WAYLAND_DISPLAY": "wayland-0"},
+        which=lambda tool: f"/usr/bin/{tool}",
+    )
     delivery.commit("x")
     delivery.close()
     assert calls == [["wl-copy"]]
@@ -149,10 +181,14 @@ def test_a_failing_clipboard_is_reported_once_and_the_session_goes_on():
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt install tmux)")
-def test_keys_pause_and_resume_listening_and_copy_the_transcript(x_display, listening_checkpoint, speech_file,
-                                                                tmp_path):
-    env = " ".join(f"{k}={v}" for k, v in {**app_env(), "DISPLAY": x_display}.items()
-                   if k in ("PYTHONPATH", "LD_PRELOAD", "DISPLAY"))
+def test_keys_pause_and_resume_listening_and_copy_the_transcript(
+    x_display, listening_checkpoint, speech_file, tmp_path
+):
+    env = " ".join(
+        f"{k}={v}"
+        for k, v in {**app_env(), "DISPLAY": x_display}.items()
+        if k in ("PYTHONPATH", "LD_PRELOAD", "DISPLAY")
+    )
     output = tmp_path / "notes.txt"
     command = " ".join(app_command(listening_checkpoint, "--input", str(speech_file.path), "--output", str(output)))
     tmux = Tmux(tmp_path, f"cd {ROOT} && env {env} {command}")
@@ -175,6 +211,7 @@ def test_keys_pause_and_resume_listening_and_copy_the_transcript(x_display, list
     finally:
         tmux.close()
     assert "‖ paused" not in resumed.splitlines()[-1], "the status line no longer says paused"
-    assert copied and copied.splitlines() == output.read_text(encoding="utf-8").splitlines()[: len(copied.splitlines())], \
-        f"c copies the transcript so far: {copied!r}"
+    assert (
+        copied and copied.splitlines() == output.read_text(encoding="utf-8").splitlines()[: len(copied.splitlines())]
+    ), f"c copies the transcript so far: {copied!r}"
     assert "__EXIT__=0" in screen, screen

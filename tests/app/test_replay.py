@@ -4,11 +4,11 @@ import queue
 
 import numpy as np
 import pytest
+from dictation_helpers import RATE, burst, write_wav
 
 from app.capture import Block, Marker
 from app.errors import AppError
 from app.replay import FileSource
-from dictation_helpers import RATE, burst, write_wav
 
 
 class FakeTime:

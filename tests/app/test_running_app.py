@@ -8,8 +8,10 @@ from dictation_helpers import RunningApp, patient
 
 
 def test_kill_all_ends_every_started_process_and_its_children():
-    code = "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);" \
-           " print('ready', flush=True); time.sleep(60)"
+    code = (
+        "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+        " print('ready', flush=True); time.sleep(60)"
+    )
     app = RunningApp([sys.executable, "-c", code])
     assert app.next_line(timeout=30) == "ready"
     group = os.getpgid(app.process.pid)

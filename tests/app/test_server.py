@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from openai import OpenAI
+from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form, request, server_process, wav_bytes
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.formats import FORMATS
 from mlx_qwen3asr.streaming import StreamingOptions
-from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form, request, server_process, wav_bytes
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 UPLOAD_LIMIT_MB = 2

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from server_helpers import error_of, post_form, request, server_in_thread, wav_bytes
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
@@ -18,7 +19,6 @@ from app.server.app import build_app
 from app.server.routes import ServerState
 from app.server.transcription import FileJob
 from app.server.worker import ModelWorker
-from server_helpers import error_of, post_form, request, server_in_thread, wav_bytes
 
 SPEECH = wav_bytes(np.full(8000, 0.1, np.float32))  # 0.5 s
 
@@ -137,13 +137,20 @@ def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
         for headers in ({}, {"Authorization": "Bearer wrong"}):
             status, _, body = request(f"{base}/v1/models", headers=headers)
             assert (status, error_of(body)["code"]) == (401, "invalid_api_key"), headers
-        status, _, body = post_form(f"{base}/v1/audio/transcriptions", {}, {"file": ("a.wav", SPEECH)},
-                                    headers={"Authorization": "Bearer secret"})
+        status, _, body = post_form(
+            f"{base}/v1/audio/transcriptions",
+            {},
+            {"file": ("a.wav", SPEECH)},
+            headers={"Authorization": "Bearer secret"},
+        )
         assert (status, json.loads(body)) == (200, {"text": "8000 samples"})
         with pytest.raises(InvalidStatus):
             connect(base.replace("http", "ws") + "/v1/audio/live", open_timeout=10)
-        with connect(base.replace("http", "ws") + "/v1/audio/live", open_timeout=10,
-                     additional_headers={"Authorization": "Bearer secret"}) as ws:
+        with connect(
+            base.replace("http", "ws") + "/v1/audio/live",
+            open_timeout=10,
+            additional_headers={"Authorization": "Bearer secret"},
+        ) as ws:
             assert json.loads(ws.recv(timeout=10))["type"] == "session.created"
     worker.stop()
 

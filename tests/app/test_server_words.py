@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from openai import OpenAI
+from server_helpers import MAX_NEW_TOKENS, error_of, post_form, server_process, wav_bytes
 
 import mlx_qwen3asr as mq
-from server_helpers import MAX_NEW_TOKENS, error_of, post_form, server_process, wav_bytes
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 
@@ -33,8 +33,12 @@ def test_verbose_json_with_word_granularity_gives_the_words_the_library_times(
     expected = [(w.text, w.start, w.end) for s in reference.segments for w in s.words]
     assert len(expected) >= 2, "the reference must have words, or equality proves nothing"
     client = OpenAI(base_url=f"{server}/v1", api_key="local", max_retries=0, timeout=60)
-    answer = client.audio.transcriptions.create(file=("speech.wav", wav_bytes(pcm)), model="qwen3-asr",
-                                                response_format="verbose_json", timestamp_granularities=["word"])
+    answer = client.audio.transcriptions.create(
+        file=("speech.wav", wav_bytes(pcm)),
+        model="qwen3-asr",
+        response_format="verbose_json",
+        timestamp_granularities=["word"],
+    )
     assert [(w.word, w.start, w.end) for w in answer.words] == expected
     assert answer.text == reference.text and [s.text for s in answer.segments] == [s.text for s in reference.segments]
 

@@ -14,8 +14,8 @@ import mlx_qwen3asr as mq
 from app.errors import AppError
 from app.options import parse_args
 from app.sink import with_words
-from mlx_qwen3asr.streaming import Event
 from app.transcript import AudioSaver, KeptWriter, TranscriptFile, timestamp
+from mlx_qwen3asr.streaming import Event
 
 
 def commit(text: str, start: float = 0.0, audio=None) -> Event:
@@ -100,8 +100,10 @@ def test_a_full_disk_to_the_end_puts_the_unwritten_lines_in_the_temp_folder_and_
     kept.close()
     saved = list(tmp_path.glob("dictation-unsaved-*.txt"))
     assert len(saved) == 1 and saved[0].read_text() == "first\nsecond\n", saved
-    assert said[-1] == (f"--output /dev/full: the first 0 of this session's 2 utterances are in it; the last 2 "
-                        f"could not be written (No space left on device); they are in {saved[0]}"), said
+    assert said[-1] == (
+        f"--output /dev/full: the first 0 of this session's 2 utterances are in it; the last 2 "
+        f"could not be written (No space left on device); they are in {saved[0]}"
+    ), said
 
 
 HALF_WRITE = """
@@ -121,8 +123,12 @@ for text in ("whole", "a line that does not fit"):
 
 def test_a_write_that_fails_half_way_leaves_no_half_line_in_the_file(tmp_path):
     path = tmp_path / "notes.txt"
-    run = subprocess.run([sys.executable, "-c", HALF_WRITE, str(path)], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2])
+    run = subprocess.run(
+        [sys.executable, "-c", HALF_WRITE, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert run.stdout.strip() == str(errno.EFBIG), run.stderr
     assert path.read_text() == "whole\n", "the part of the line that fitted is cut back: a retry adds it whole"
 

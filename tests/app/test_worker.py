@@ -5,11 +5,11 @@ from typing import Optional
 
 import numpy as np
 import pytest
+from dictation_helpers import burst, silence
 
 from app.capture import Block, Gap, Marker
 from app.worker import Worker, make_queue
 from mlx_qwen3asr.streaming import LiveSession
-from dictation_helpers import burst, silence
 
 
 class CountingEngine:

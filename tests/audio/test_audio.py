@@ -30,8 +30,19 @@ def chunk(chunk_id: bytes, body: bytes, declared_size=None) -> bytes:
     return chunk_id + struct.pack("<I", size) + body + b"\0" * (len(body) % 2)
 
 
-def wav_bytes(payload, *, bits, channels=1, format_tag=PCM, sample_rate=16000, extensible=False,
-              chunks_before_data=b"", data_size=None, riff_id=b"RIFF", chunks_first=b"") -> bytes:
+def wav_bytes(
+    payload,
+    *,
+    bits,
+    channels=1,
+    format_tag=PCM,
+    sample_rate=16000,
+    extensible=False,
+    chunks_before_data=b"",
+    data_size=None,
+    riff_id=b"RIFF",
+    chunks_first=b"",
+) -> bytes:
     """A RIFF/WAVE file: payload is the interleaved sample bytes, stored as they are."""
     block_align = channels * (bits // 8)
     shape = (channels, sample_rate, sample_rate * block_align, block_align, bits)
@@ -66,6 +77,7 @@ def peak_frequency(wave, sample_rate):
 
 
 # --- WAV decoding ------------------------------------------------------------------------------
+
 
 def test_16_bit_pcm_is_divided_by_32768(tmp_path):
     ints = np.array([0, 1, -1, 16384, -32768, 32767], "<i2")
@@ -118,14 +130,15 @@ def test_six_channel_float_wav_is_averaged_to_mono(tmp_path, without_ffmpeg):
     np.testing.assert_allclose(load_audio(write(tmp_path, data)), [1 / 6] * 3, rtol=1e-6)
 
 
-@pytest.mark.parametrize("format_tag, bits, payload, expected", [
-    (PCM, 24, int24_bytes([-1, 8388607]), [-(2.0**-23), 8388607 / 2**23]),
-    (PCM, 16, np.array([-32768, 8192], "<i2").tobytes(), [-1.0, 0.25]),
-    (IEEE_FLOAT, 32, np.array([0.75, -0.125], "<f4").tobytes(), [0.75, -0.125]),
-])
-def test_extensible_format_uses_the_subformat_guid(
-    tmp_path, without_ffmpeg, format_tag, bits, payload, expected
-):
+@pytest.mark.parametrize(
+    "format_tag, bits, payload, expected",
+    [
+        (PCM, 24, int24_bytes([-1, 8388607]), [-(2.0**-23), 8388607 / 2**23]),
+        (PCM, 16, np.array([-32768, 8192], "<i2").tobytes(), [-1.0, 0.25]),
+        (IEEE_FLOAT, 32, np.array([0.75, -0.125], "<f4").tobytes(), [0.75, -0.125]),
+    ],
+)
+def test_extensible_format_uses_the_subformat_guid(tmp_path, without_ffmpeg, format_tag, bits, payload, expected):
     data = wav_bytes(payload, bits=bits, format_tag=format_tag, extensible=True)
     np.testing.assert_array_equal(load_audio(write(tmp_path, data)), expected)
 
@@ -147,8 +160,11 @@ def test_truncated_wav_warns_and_decodes_the_complete_frames(tmp_path):
     ints = (np.arange(1600) - 800).astype("<i2")
     full = wav_bytes(ints.tobytes(), bits=16)
     path = write(tmp_path, full[: len(full) - 1600 + 1])  # 800 samples and one byte of the 801st
-    with pytest.warns(UserWarning, match=r"clip\.wav is truncated: its data chunk declares 3200 bytes "
-                                         r"but only 1601 are there; decoded the first 0\.050 s"):
+    with pytest.warns(
+        UserWarning,
+        match=r"clip\.wav is truncated: its data chunk declares 3200 bytes "
+        r"but only 1601 are there; decoded the first 0\.050 s",
+    ):
         got = load_audio(path)
     np.testing.assert_array_equal(got, ints[:800] / 32768.0)
 
@@ -174,8 +190,7 @@ def test_streaming_data_size_reads_to_end_of_file_without_warning(tmp_path, stre
 def test_rf64_takes_the_data_size_from_the_ds64_chunk(tmp_path, without_ffmpeg):
     ints = np.array([8192, -8192, 0], "<i2")
     ds64 = chunk(b"ds64", struct.pack("<QQQI", 0, ints.nbytes, len(ints), 0))
-    data = wav_bytes(ints.tobytes() + b"trailing", bits=16, data_size=0xFFFFFFFF, riff_id=b"RF64",
-                     chunks_first=ds64)
+    data = wav_bytes(ints.tobytes() + b"trailing", bits=16, data_size=0xFFFFFFFF, riff_id=b"RF64", chunks_first=ds64)
     np.testing.assert_array_equal(load_audio(write(tmp_path, data)), [0.25, -0.25, 0.0])
 
 
@@ -184,11 +199,14 @@ def test_wav_is_resampled_to_the_requested_rate(tmp_path):
     got = load_audio(write(tmp_path, wav_bytes(ints.tobytes(), bits=16, sample_rate=48000)))
     assert len(got) == 16000, f"1 s at 48 kHz should give 16000 samples at 16 kHz, got {len(got)}"
     assert peak_frequency(got, 16000) == pytest.approx(440, abs=1)
-    assert len(load_audio(write(tmp_path, wav_bytes(ints.tobytes(), bits=16, sample_rate=48000)),
-                          sample_rate=8000)) == 8000
+    assert (
+        len(load_audio(write(tmp_path, wav_bytes(ints.tobytes(), bits=16, sample_rate=48000)), sample_rate=8000))
+        == 8000
+    )
 
 
 # --- file errors -------------------------------------------------------------------------------
+
 
 def test_empty_file_says_it_is_empty(tmp_path):
     path = write(tmp_path, b"")
@@ -216,13 +234,14 @@ def test_text_file_with_ffmpeg_reports_ffmpegs_error(tmp_path):
 
 
 def test_wav_without_data_chunk_is_reported_as_corrupt(tmp_path):
-    data = wav_bytes(b"", bits=16)[: -8]
+    data = wav_bytes(b"", bits=16)[:-8]
     data = data[:4] + struct.pack("<I", len(data) - 8) + data[8:]
     with pytest.raises(ValueError, match="has no data chunk"):
         load_audio(write(tmp_path, data))
 
 
 # --- ffmpeg formats ----------------------------------------------------------------------------
+
 
 @needs_ffmpeg
 def test_flac_encoded_by_ffmpeg_is_decoded_exactly_and_resampled(tmp_path):
@@ -243,12 +262,12 @@ def test_mu_law_wav_is_handed_to_ffmpeg(tmp_path):
     ints = (sine(440, 16000) * 32767).astype("<i2")
     wav = write(tmp_path, wav_bytes(ints.tobytes(), bits=16))
     mulaw = tmp_path / "mulaw.wav"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(wav), "-c:a", "pcm_mulaw", str(mulaw)],
-                   check=True)
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(wav), "-c:a", "pcm_mulaw", str(mulaw)], check=True)
     np.testing.assert_allclose(load_audio(mulaw), ints / 32768.0, atol=0.02)
 
 
 # --- resampling --------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("source_rate", [44100, 48000, 8000])
 def test_resampling_to_16k_preserves_a_440_hz_sine(source_rate):
@@ -276,13 +295,17 @@ def test_bad_sample_rates_are_rejected(bad_rate):
 
 # --- prepare_audio -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("samples, expected", [
-    (np.array([-32768, 0, 16384], np.int16), [-1.0, 0.0, 0.5]),
-    (np.array([-(2**31), 2**29, 0], np.int32), [-1.0, 0.25, 0.0]),
-    (np.array([0, 128, 192], np.uint8), [-1.0, 0.0, 0.5]),
-    (np.array([-128, 64, 0], np.int8), [-1.0, 0.5, 0.0]),
-    (np.array([0.5, -0.25], np.float64), [0.5, -0.25]),
-])
+
+@pytest.mark.parametrize(
+    "samples, expected",
+    [
+        (np.array([-32768, 0, 16384], np.int16), [-1.0, 0.0, 0.5]),
+        (np.array([-(2**31), 2**29, 0], np.int32), [-1.0, 0.25, 0.0]),
+        (np.array([0, 128, 192], np.uint8), [-1.0, 0.0, 0.5]),
+        (np.array([-128, 64, 0], np.int8), [-1.0, 0.5, 0.0]),
+        (np.array([0.5, -0.25], np.float64), [0.5, -0.25]),
+    ],
+)
 def test_integer_arrays_are_divided_by_their_full_scale(samples, expected):
     got = prepare_audio(samples)
     assert got.dtype == np.float32 and got.flags.c_contiguous

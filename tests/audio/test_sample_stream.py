@@ -56,7 +56,9 @@ def test_nan_in_a_streamed_block_names_the_sample_and_where_the_block_starts():
     stream.convert(np.zeros(1600, np.float32))
     block = np.zeros(800, np.float32)
     block[37] = np.nan
-    with pytest.raises(ValueError, match=r"block starting at input sample 1600 has a non-finite sample \(nan\) at index 37"):
+    with pytest.raises(
+        ValueError, match=r"block starting at input sample 1600 has a non-finite sample \(nan\) at index 37"
+    ):
         stream.convert(block)
 
 

@@ -58,11 +58,15 @@ def fidelity_on_goldens(folder: Path, references: dict) -> dict[str, Fidelity]:
 
 
 def report(recipe: str, name: str, fidelity: Fidelity) -> None:
-    where = "none" if fidelity.first_divergence is None else (
-        f"{fidelity.first_divergence} (float margin {fidelity.margin_at_divergence:.2f})"
+    where = (
+        "none"
+        if fidelity.first_divergence is None
+        else (f"{fidelity.first_divergence} (float margin {fidelity.margin_at_divergence:.2f})")
     )
-    print(f"\n{recipe} on {name}: {fidelity.agreeing_tokens}/{N_TOKENS} greedy tokens agree, first divergence "
-          f"{where}, last-position logit cosine {fidelity.logits_cosine:.6f}")
+    print(
+        f"\n{recipe} on {name}: {fidelity.agreeing_tokens}/{N_TOKENS} greedy tokens agree, first divergence "
+        f"{where}, last-position logit cosine {fidelity.logits_cosine:.6f}"
+    )
 
 
 def test_8bit_keeps_the_logits_and_agrees_with_float_up_to_the_first_near_tie(converted, references):

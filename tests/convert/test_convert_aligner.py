@@ -40,8 +40,20 @@ def test_a_float32_conversion_reports_identical_timestamps(tiny_aligner_dir, tmp
 
 
 def test_the_converter_command_reports_fidelity_in_timestamps(tiny_aligner_dir, tmp_path, capsys):
-    code = main(["--model", str(tiny_aligner_dir), "-o", str(tmp_path / "out"), "--bits", "8", "--group-size", "32",
-                 "--dtype", "float32"])
+    code = main(
+        [
+            "--model",
+            str(tiny_aligner_dir),
+            "-o",
+            str(tmp_path / "out"),
+            "--bits",
+            "8",
+            "--group-size",
+            "32",
+            "--dtype",
+            "float32",
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "fidelity   timestamp classes: " in out and "agree with the float source" in out, out

@@ -22,10 +22,25 @@ def _limit_file_size_to_one_megabyte() -> None:
 
 
 def test_a_full_disk_during_conversion_is_one_line_naming_the_file_and_nothing_is_left(tiny_checkpoint, tmp_path):
-    argv = [sys.executable, "-m", "mlx_qwen3asr.convert.cli", "--model", str(tiny_checkpoint),
-            "-o", str(tmp_path / "out"), "--fidelity-tokens", "0"]
-    run = subprocess.run(argv, capture_output=True, text=True, preexec_fn=_limit_file_size_to_one_megabyte,
-                         env={**os.environ, "COLUMNS": "400"}, timeout=300)
+    argv = [
+        sys.executable,
+        "-m",
+        "mlx_qwen3asr.convert.cli",
+        "--model",
+        str(tiny_checkpoint),
+        "-o",
+        str(tmp_path / "out"),
+        "--fidelity-tokens",
+        "0",
+    ]
+    run = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit_file_size_to_one_megabyte,
+        env={**os.environ, "COLUMNS": "400"},
+        timeout=300,
+    )
     assert run.returncode == 1, run.stderr
     assert "Traceback" not in run.stderr and "Unable to write" in run.stderr, run.stderr
     error = [line for line in run.stderr.splitlines() if line.startswith("error:")]
@@ -75,8 +90,23 @@ def test_the_converter_says_quantized_models_are_slow_on_the_cpu_backend(tiny_ch
     assert main(["--model", str(tiny_checkpoint), "-o", str(tmp_path / "q"), "--fidelity-tokens", "0"]) == 0
     said = capsys.readouterr().err
     assert ("about 10x slower than float32 on MLX's CPU backend" in said) == on_cpu, said
-    assert main(["--model", str(tiny_checkpoint), "-o", str(tmp_path / "f"), "--bits", "16", "--encoder-bits", "16",
-                 "--fidelity-tokens", "0"]) == 0
+    assert (
+        main(
+            [
+                "--model",
+                str(tiny_checkpoint),
+                "-o",
+                str(tmp_path / "f"),
+                "--bits",
+                "16",
+                "--encoder-bits",
+                "16",
+                "--fidelity-tokens",
+                "0",
+            ]
+        )
+        == 0
+    )
     assert "slower" not in capsys.readouterr().err, "a float conversion runs at full speed"
 
 

@@ -68,6 +68,4 @@ def test_batched_windows_equal_attention_with_a_block_diagonal_mask():
         split(q), split(k), split(v), scale=(dim // heads) ** -0.5, mask=mask
     )
     reference = reference.transpose(0, 2, 1, 3).reshape(n, dim)
-    np.testing.assert_allclose(
-        np.array(windowed_attention(q, k, v, heads, window)), np.array(reference), atol=1e-5
-    )
+    np.testing.assert_allclose(np.array(windowed_attention(q, k, v, heads, window)), np.array(reference), atol=1e-5)

@@ -173,11 +173,15 @@ def test_a_gap_ends_the_open_utterance_and_later_times_include_the_lost_audio():
     assert round(commits[1].start, 2) == 3.5, "1.5 s heard + 2 s lost: times after the gap count the lost audio"
 
 
-@pytest.mark.parametrize("audio", [
-    np.concatenate([noise(6.0, -55.0), burst(0.1, level_db=-30.0), noise(6.0, -55.0, seed=2)]),
-    clicks(4.0),
-    np.random.default_rng(0).integers(-1, 2, 5 * RATE).astype(np.float32) / 32768,
-], ids=["room-tone-with-one-louder-frame", "clicks", "one-bit-dither"])
+@pytest.mark.parametrize(
+    "audio",
+    [
+        np.concatenate([noise(6.0, -55.0), burst(0.1, level_db=-30.0), noise(6.0, -55.0, seed=2)]),
+        clicks(4.0),
+        np.random.default_rng(0).integers(-1, 2, 5 * RATE).astype(np.float32) / 32768,
+    ],
+    ids=["room-tone-with-one-louder-frame", "clicks", "one-bit-dither"],
+)
 def test_near_silence_never_reaches_the_decoder(audio):
     _, engine, commits, events = run(audio)
     assert engine.finals == [] and engine.partials == [], "the voice-activity rule finds no speech here"

@@ -15,15 +15,17 @@ def segment(audio: np.ndarray, block: int = 480, **options) -> list:
 
 
 def test_three_bursts_separated_by_pauses_give_three_utterances_with_pre_roll_and_tail():
-    audio = np.concatenate([silence(1.0), burst(1.5), silence(1.0), burst(2.0, seed=2), silence(1.0),
-                            burst(1.0, seed=3), silence(1.0)])
+    audio = np.concatenate(
+        [silence(1.0), burst(1.5), silence(1.0), burst(2.0, seed=2), silence(1.0), burst(1.0, seed=3), silence(1.0)]
+    )
     starts = [RATE, int(3.5 * RATE), int(6.5 * RATE)]
     ends = [int(2.5 * RATE), int(5.5 * RATE), int(7.5 * RATE)]
     found = segment(audio)
     assert len(found) == 3, f"expected 3 utterances, got {[(u.start, u.end) for u in found]}"
     for u, start, end in zip(found, starts, ends):
-        assert start - 0.5 * RATE - FRAME <= u.start <= start - 0.5 * RATE + 2 * FRAME, \
+        assert start - 0.5 * RATE - FRAME <= u.start <= start - 0.5 * RATE + 2 * FRAME, (
             f"utterance should start 0.5 s before its speech at {start}, starts at {u.start}"
+        )
         assert end <= u.speech_end <= end + FRAME, f"speech ends at {end}, detected {u.speech_end}"
         assert u.end == u.speech_end + int(0.3 * RATE), "0.3 s of the pause stays as a tail"
         assert u.reason == "pause", f"closed by {u.reason}"

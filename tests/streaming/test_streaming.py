@@ -1,20 +1,19 @@
 """Streaming: policy with a fake decoder and clock; exactness and invariants on the tiny random model."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.model.encoder import n_audio_tokens
-from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
-from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
+from mlx_qwen3asr.model import encode_audio
+from mlx_qwen3asr.model.encoder import n_audio_tokens
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
-
-from pathlib import Path
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures/audio"
 
@@ -43,6 +42,7 @@ def loud_frames(audio: np.ndarray) -> np.ndarray:
     """The fake decoder's ear: 100 ms frames whose level reaches -50 dBFS."""
     frames = audio[: len(audio) // 1600 * 1600].reshape(-1, 1600)
     return 10 * np.log10(np.mean(np.square(frames, dtype=np.float64), axis=1) + 1e-20) >= -50.0
+
 
 HEADER = [0, 1, 2]  # "language English<asr_text>"
 

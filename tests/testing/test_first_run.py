@@ -13,8 +13,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 WRAPPERS = sorted((ROOT / "scripts").glob("*.sh"))
-ENTRY_WRAPPERS = {"run.sh": "mlx_qwen3asr", "dictate.sh": "mlx_qwen3asr_app", "convert.sh": "mlx_qwen3asr.convert.cli",
-                  "serve.sh": "mlx_qwen3asr_app.server"}
+ENTRY_WRAPPERS = {
+    "run.sh": "mlx_qwen3asr",
+    "dictate.sh": "mlx_qwen3asr_app",
+    "convert.sh": "mlx_qwen3asr.convert.cli",
+    "serve.sh": "mlx_qwen3asr_app.server",
+}
 
 
 @pytest.mark.parametrize("name, module", ENTRY_WRAPPERS.items())
@@ -24,16 +28,21 @@ def test_each_command_has_a_wrapper_that_sets_up_and_runs_it(name, module):
     assert 'source "$(dirname "$0")/env.sh"' in script, f"scripts/{name} must set up .venv (and OpenBLAS) first"
     assert f'exec "$PYTHON" -m {module} "$@"' in script, f"scripts/{name} must run {module} with every argument"
     in_tree = re.sub(r"^mlx_qwen3asr_app\b", "app", module)  # installed name -> this checkout's folder
-    run = subprocess.run([sys.executable, "-m", in_tree, "--help"], capture_output=True, text=True, timeout=60,
-                         cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-m", in_tree, "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
     assert run.returncode == 0 and "usage:" in run.stdout, f"{module} --help: {run.stderr}"
 
 
 def _readme_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```(?:bash|sh|shell)\n(.*?)```", text, flags=re.S)
-    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()
-            and not line.strip().startswith("#")]
+    return [
+        line.strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
 
 
 def test_readme_commands_need_no_activated_environment():
@@ -68,7 +77,8 @@ def test_every_python_example_in_the_readme_runs_as_written(tiny_checkpoint, tmp
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert len(blocks) >= 3, "the API, the random-weight and the streaming examples"
     for block in blocks:
-        code = block.replace('"Qwen/Qwen3-ASR-0.6B"', repr(str(tiny_checkpoint))).replace("/tmp/tiny-asr",
-                                                                                          str(tmp_path / "t"))
+        code = block.replace('"Qwen/Qwen3-ASR-0.6B"', repr(str(tiny_checkpoint))).replace(
+            "/tmp/tiny-asr", str(tmp_path / "t")
+        )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
         assert run.returncode == 0, f"README example failed:\n{block}\n{run.stderr[-1500:]}"

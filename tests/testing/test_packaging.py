@@ -1,8 +1,9 @@
 """The installed package: every folder is packaged, and module paths from before the regrouping work."""
 
 import importlib
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 import mlx_qwen3asr
 from mlx_qwen3asr._compat import MOVED
@@ -13,11 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_pyproject_lists_every_package_folder():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
-    folders = {
-        ".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "mlx_qwen3asr").rglob("__init__.py")
+    folders = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "mlx_qwen3asr").rglob("__init__.py")}
+    folders |= {
+        "mlx_qwen3asr_app" + "".join("." + p for p in init.parent.relative_to(ROOT / "app").parts)
+        for init in (ROOT / "app").rglob("__init__.py")
     }
-    folders |= {"mlx_qwen3asr_app" + "".join("." + p for p in init.parent.relative_to(ROOT / "app").parts)
-                for init in (ROOT / "app").rglob("__init__.py")}
     assert folders == listed, f"pyproject.toml packages differ from the package folders: {folders ^ listed}"
 
 
@@ -28,8 +29,9 @@ def test_old_module_paths_give_the_moved_modules_themselves():
 
 
 def test_old_from_imports_still_work():
-    from mlx_qwen3asr.convert import Recipe, convert  # noqa: F401  (was convert.py)
     from mlx_qwen3asr.encoder import n_audio_tokens
+
+    from mlx_qwen3asr.convert import Recipe, convert  # noqa: F401  (was convert.py)
     from mlx_qwen3asr.model import Qwen3ASR  # noqa: F401  (was model.py)
     from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber  # noqa: F401
     from mlx_qwen3asr.transcribe import encode_audio, split_audio  # noqa: F401

@@ -67,7 +67,10 @@ def test_tiny_config_shrinks_only_layer_sizes():
     assert (audio["d_model"], audio["encoder_layers"], audio["output_dim"]) == (64, 2, 64)
     assert (text["hidden_size"], text["num_key_value_heads"], text["head_dim"]) == (64, 2, 16)
     assert (text["vocab_size"], audio["num_mel_bins"], audio["n_window"], audio["n_window_infer"]) == (
-        151936, 128, 50, 800
+        151936,
+        128,
+        50,
+        800,
     ), "vocabulary and audio windowing must stay as in the real checkpoint"
     assert thinker["audio_token_id"] == 151676 and text["rope_theta"] == 1000000
 
