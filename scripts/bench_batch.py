@@ -84,7 +84,10 @@ def summarise(results: dict, audio_seconds: float) -> dict:
 
 
 def print_table(results: dict, args, weights_mb: float) -> None:
-    table = Table(title=f"batched transcription, {args.config} config, {args.minutes:g} min clip, random weights")
+    table = Table(
+        title=f"batched transcription, {args.config} config, {args.minutes:g} min clip in chunks of at most "
+        f"{args.chunk_seconds:g} s, random weights"
+    )
     columns = (
         "batch",
         "audio s / compute s",
@@ -121,12 +124,18 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny config, 40 s in 8 s chunks: seconds, for tests")
     parser.add_argument("--long", action="store_true", help="a 60-minute clip instead of 10 minutes")
     parser.add_argument("--minutes", type=float, default=None, help="clip length (default 10, --long 60)")
+    parser.add_argument(
+        "--chunk-seconds",
+        type=float,
+        default=None,
+        help="split the clip into chunks of at most this (default 30, quick 8; shorter = a quicker run)",
+    )
     parser.add_argument("--batch-sizes", default=None, help="comma list (default 1,4,8,16; quick 1,2,4)")
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args()
     args.minutes = args.minutes or (40 / 60 if args.quick else 60.0 if args.long else 10.0)
-    args.chunk_seconds = 8.0 if args.quick else 30.0
+    args.chunk_seconds = args.chunk_seconds or (8.0 if args.quick else 30.0)
     args.batch_sizes = [int(b) for b in (args.batch_sizes or ("1,2,4" if args.quick else "1,4,8,16")).split(",")]
     args.config = "tiny" if args.quick else "0.6B"
     return args
