@@ -26,12 +26,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
     p.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
-    src = p.add_argument_group("input")
+    add_input_options(p.add_argument_group("input"))
+    add_output_options(p.add_argument_group("output"))
+    add_decoding_options(p.add_argument_group("segmenting and decoding"))
+    return p
+
+
+def add_input_options(src) -> None:
     src.add_argument("--device", default=None, metavar="NAME|INDEX", help="input device (see --list-devices)")
     src.add_argument("--list-devices", action="store_true", help="list input devices and exit")
     src.add_argument("--input", default=None, metavar="FILE", help="replay FILE as if it were the microphone")
     src.add_argument("--fast", action="store_true", help="with --input: as fast as decoding allows")
-    out = p.add_argument_group("output")
+
+
+def add_output_options(out) -> None:
     out.add_argument("--output", default=None, metavar="FILE", help="append each committed utterance to FILE")
     out.add_argument("--timestamps", action="store_true", help="prefix --output lines with [HH:MM:SS.s]")
     out.add_argument(
@@ -61,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="type each committed utterance into the focused application (xdotool on X11, macOS)",
     )
-    seg = p.add_argument_group("segmenting and decoding")
+
+
+def add_decoding_options(seg) -> None:
     seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
     seg.add_argument(
         "--max-utterance",
@@ -77,7 +87,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     seg.add_argument("--refresh", type=float, default=0.5, help="at most one tentative update per this many s")
     seg.add_argument("--max-new-tokens", type=int, default=None, help="token budget per utterance")
-    return p
 
 
 def parse_args(argv=None) -> argparse.Namespace:
