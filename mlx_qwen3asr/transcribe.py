@@ -131,10 +131,12 @@ def transcribe(
     `sample_rate`: the rate of a bare array (default 16000); files carry their own.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
-    options = decode_options(options, language, context, max_new_tokens)
     return transcribe_batch(
         [audio],
         model,
+        language,
+        context,
+        max_new_tokens,
         chunk_seconds=chunk_seconds,
         batch_size=batch_size,
         sample_rate=sample_rate,
@@ -211,17 +213,6 @@ def memory_bytes() -> int:
         if key in info:
             return int(info[key])
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def decode_options(
-    options: Optional[DecodeOptions], language: Optional[str], context: Optional[str], max_new_tokens: Optional[int]
-) -> DecodeOptions:
-    """`options`, or one built from the loose keyword arguments (not both)."""
-    if options is None:
-        return DecodeOptions(language, context, max_new_tokens)
-    if (language, context or "", max_new_tokens) != (None, "", None):
-        raise ValueError("pass either options= or language/context/max_new_tokens, not both")
-    return options
 
 
 def with_rate(audio: AudioInput, sample_rate: int) -> AudioInput:
