@@ -19,6 +19,7 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
+from .allocator import keep_cpu_buffers
 from .jsonfile import read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
@@ -272,6 +273,7 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
+    keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
     tied = ModelArgs.from_dict(config).text.tie_word_embeddings
     scale, extra = LOAD_OVERHEAD

@@ -3,7 +3,7 @@
 mel [frames, 128]
   -> split into chunks of 100 frames; the last, partial chunk is zero-padded to 100
      (only when there is more than one chunk: the official batch pads to its longest chunk)
-  -> conv stem per chunk, 25 chunks at a time: 3 x (Conv2d 3x3 stride 2 + GELU)
+  -> conv stem per chunk, 8 chunks at a time:  3 x (Conv2d 3x3 stride 2 + GELU)
                                                                   [chunks, 16 mel, 13 time, C]
   -> conv_out(channels x mel)                                     [chunks, 13, d_model]
   -> + sinusoidal positions 0..12: positions restart in every chunk
@@ -26,8 +26,10 @@ from .config import AudioArgs, conv_stem_length
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
 # at the 0.6B size in float32 (conv2's im2col alone 14 MB): unbatched, a 20-minute file would need
-# tens of GB. Batches keep the peak flat and the cost linear in length.
-STEM_BATCH_CHUNKS = 25
+# tens of GB. Batches keep the peak flat and the cost linear in length; 8 chunks (6,400 rows for
+# conv2's matrix product) keep the BLAS at full speed and the arrays small enough for the CPU
+# allocator's cache to hand the same buffers back batch after batch (allocator.py).
+STEM_BATCH_CHUNKS = 8
 
 
 def n_audio_tokens(n_frames: int, chunk_frames: int = 100, tokens_per_chunk: int = 13) -> int:

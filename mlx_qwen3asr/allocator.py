@@ -1,0 +1,34 @@
+"""MLX's CPU allocator: keep freed buffers for reuse instead of handing them back to the OS.
+
+MLX's CPU-only builds (the Linux `mlx[cpu]` wheel, MLX >= 0.32) keep at most 32 MB of freed buffers.
+Anything larger goes back to the OS, and the next array of that size pays a page fault for every
+4 KiB page it touches first: one `x * 2` over 61 MB took 68 ms (15,000 faults) where reused memory
+took 7.6 ms, and the encoder's conv stem makes arrays of 20-100 MB layer after layer, chunk batch
+after chunk batch. Keeping more freed buffers makes those reuses (the 10 s encoder 1.5-1.9 s -> 1.0-1.3 s,
+docs/performance.md). MLX reuses a cached buffer only for a request of nearly its size, and a full
+cache takes no more, so the limit is sized for the encoder's working set, not for everything.
+Cost: up to that much memory held between calls (`mx.clear_cache()` returns it). GPU backends have
+their own allocator and are left alone, and so is a limit the user set before loading.
+"""
+
+import os
+
+import mlx.core as mx
+
+MLX_CPU_DEFAULT_CACHE_LIMIT = 32 << 20  # the CPU-only allocator's own default
+MAX_CPU_CACHE = 2 << 30
+
+
+def cpu_cache_limit() -> int:
+    """How much freed memory to keep: an eighth of the machine's memory, at most MAX_CPU_CACHE."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return min(MAX_CPU_CACHE, total // 8)
+
+
+def keep_cpu_buffers() -> None:
+    """On a CPU-only MLX, let the allocator keep cpu_cache_limit() bytes of freed buffers."""
+    if mx.is_available(mx.gpu):
+        return
+    previous = mx.set_cache_limit(cpu_cache_limit())
+    if previous != MLX_CPU_DEFAULT_CACHE_LIMIT:  # the user's own choice stands
+        mx.set_cache_limit(previous)
