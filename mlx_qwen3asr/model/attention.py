@@ -10,6 +10,8 @@ straight into the float's exponent bits. Same results to float32 round-off (max 
 
 import mlx.core as mx
 
+from .activations import clamp_magnitude
+
 _LOG2_E = 1.4426950408889634
 # 2^f ~= sum c_k f^k for |f| <= 1/2 (the polynomial of MLX's own exp, from Cephes).
 _EXP2 = (
@@ -28,7 +30,8 @@ _MASKED = -1e30  # score of a masked position (its weight comes out ~1e-38, i.e.
 @mx.compile
 def _exp_parts(x: mx.array) -> tuple[mx.array, mx.array]:
     """exp(x) for x <= 0 as 2^f (float) and the bits of 2^n (int32), exp(x) = 2^(n + f)."""
-    t = mx.maximum(x, _MIN_EXPONENT) * _LOG2_E
+    # max(x, -87) for x <= 0 without a float maximum's NaN branch (activations.clamp_magnitude)
+    t = -clamp_magnitude(mx.abs(x), -_MIN_EXPONENT) * _LOG2_E
     n = mx.floor(t + 0.5)
     f = t - n
     f2 = f * f
@@ -39,9 +42,12 @@ def _exp_parts(x: mx.array) -> tuple[mx.array, mx.array]:
 
 def softmax(scores: mx.array) -> mx.array:
     """Softmax over the last axis, float32 scores."""
-    fraction, power_bits = _exp_parts(scores - mx.max(scores, axis=-1, keepdims=True))
+    peak = mx.max(scores, axis=-1, keepdims=True)
+    fraction, power_bits = _exp_parts(scores - peak)
     weights = fraction * mx.view(power_bits, mx.float32)
-    return weights / mx.sum(weights, axis=-1, keepdims=True)
+    # peak - peak: 0, or NaN when the row holds a NaN or an infinity (the clamp in _exp_parts would
+    # hide it), so such rows come out NaN as with a true exp
+    return weights / (mx.sum(weights, axis=-1, keepdims=True) + (peak - peak))
 
 
 def attention(q: mx.array, k: mx.array, v: mx.array, scale: float, mask=None) -> mx.array:

@@ -4,7 +4,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.model.activations import gelu, swiglu
+from mlx_qwen3asr.model.activations import clamp_magnitude, gelu, swiglu
 
 X = np.linspace(-40, 40, 400_001).astype(np.float32)
 X64 = X.astype(np.float64)
@@ -47,3 +47,10 @@ def test_half_precision_keeps_its_dtype_and_never_overflows(dtype):
 def test_nan_propagates():
     nan = mx.array([float("nan")])
     assert math.isnan(gelu(nan).item()) and math.isnan(swiglu(nan, mx.ones(1)).item())
+
+
+def test_clamp_magnitude_is_the_float_minimum_bit_for_bit():
+    values = np.concatenate([np.abs(X), [0.0, 1e-45, 1e-38, np.inf, 3.4e38]]).astype(np.float32)
+    for limit in (4 * math.sqrt(2), 87.0, 1e-40):
+        got = clamp_magnitude(mx.array(values), limit)
+        assert np.array_equal(np.array(got), np.minimum(values, np.float32(limit)))

@@ -48,3 +48,9 @@ def test_half_precision_takes_the_fused_kernel():
     assert out.dtype == mx.float16
     expected = mx.fast.scaled_dot_product_attention(q, q, q, scale=0.2, mask="causal")
     assert mx.array_equal(out, expected)
+
+
+def test_a_nan_or_infinite_score_makes_its_row_nan():
+    scores = mx.array([[1.0, float("nan"), 2.0], [1.0, float("inf"), 2.0], [0.0, 1.0, 2.0]])
+    out = np.array(softmax(scores))
+    assert np.isnan(out[:2]).all() and np.isfinite(out[2]).all()
