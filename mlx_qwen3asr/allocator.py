@@ -32,3 +32,10 @@ def keep_cpu_buffers() -> None:
     previous = mx.set_cache_limit(cpu_cache_limit())
     if previous != MLX_CPU_DEFAULT_CACHE_LIMIT:  # the user's own choice stands
         mx.set_cache_limit(previous)
+
+
+def release_between_batches() -> None:
+    """Between long pieces of work: give freed buffers back where the cache is unbounded (GPU backends,
+    whose cache may grow to the memory limit); a CPU-only MLX's cache is capped and kept for reuse."""
+    if mx.is_available(mx.gpu):
+        mx.clear_cache()

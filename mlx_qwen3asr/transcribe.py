@@ -23,6 +23,7 @@ import numpy as np
 
 from .align.aligner import align_segments, check_aligner
 from .align.model import ForcedAligner
+from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
@@ -188,7 +189,7 @@ def transcribe_batch(
             segments[i].append(segment)
             if on_segment:
                 on_segment(i, segment)
-        mx.clear_cache()  # keep memory flat across many batches
+        release_between_batches()  # keep memory flat across many batches
         if on_progress:
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
     for wave, input_segments in zip(waves, segments if aligner is not None else []):

@@ -1,6 +1,7 @@
 """The CPU allocator keeps freed buffers once a model is loaded, without overriding the user's limit."""
 
 import mlx.core as mx
+import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
@@ -46,3 +47,11 @@ def test_large_freed_buffers_are_reused(default_limit, tiny_checkpoint):
     y = mx.ones((16 << 20,))
     mx.eval(y)
     assert mx.get_cache_memory() < 64 << 20
+
+
+def test_transcribing_keeps_the_cpu_cache_for_the_next_call(default_limit, tiny_checkpoint):
+    model = mq.load(tiny_checkpoint)
+    mx.clear_cache()
+    rng = np.random.default_rng(0)
+    mq.transcribe((0.1 * rng.standard_normal(16000 * 3)).astype(np.float32), model, max_new_tokens=4)
+    assert mx.get_cache_memory() > 0
