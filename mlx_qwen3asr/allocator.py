@@ -4,8 +4,8 @@ MLX's CPU-only builds (the Linux `mlx[cpu]` wheel, MLX >= 0.32) keep at most 32 
 Anything larger goes back to the OS, and the next array of that size pays a page fault for every
 4 KiB page it touches first: one `x * 2` over 61 MB took 68 ms (15,000 faults) where reused memory
 took 7.6 ms, and the encoder's conv stem makes arrays of 20-100 MB layer after layer, chunk batch
-after chunk batch. Keeping more freed buffers makes those reuses (the 10 s encoder 1.5-1.9 s -> 1.0-1.3 s,
-docs/performance.md). MLX reuses a cached buffer only for a request of nearly its size, and a full
+after chunk batch. Keeping more freed buffers makes those reuses (the 10 s encoder 1.81 -> 1.27 s,
+quiet, docs/performance.md). MLX reuses a cached buffer only for a request of nearly its size, and a full
 cache takes no more, so the limit is sized for the encoder's working set, not for everything.
 Cost: up to that much memory held between calls (`mx.clear_cache()` returns it). GPU backends have
 their own allocator and are left alone, and so is a limit the user set before loading.

@@ -55,11 +55,18 @@ def clamp_magnitude(magnitude: mx.array, limit: float) -> mx.array:
     return mx.view(bits, mx.float32)
 
 
+def clip_symmetric(x: mx.array, limit: float) -> mx.array:
+    """mx.clip(x, -limit, limit) for float32 x, branch-free: the clamped magnitude with x's sign bit."""
+    sign = mx.bitwise_and(mx.view(x, mx.int32), _SIGN_BIT)
+    magnitude = mx.view(clamp_magnitude(mx.abs(x), limit), mx.int32)
+    return mx.view(mx.bitwise_or(magnitude, sign), mx.float32)
+
+
 def _float_bits(value: float) -> int:
     return int(np.array(value, dtype=np.float32).view(np.int32))
 
 
-_SIGN_BIT = -(1 << 31)
+_SIGN_BIT = -(1 << 31)  # int32 with only the sign bit set
 
 
 def _scaled(coefficients: tuple, factor: float, scale: float = 1.0) -> list:
@@ -102,8 +109,7 @@ def gelu(x: mx.array) -> mx.array:
 def swiglu(gate: mx.array, up: mx.array) -> mx.array:
     """silu(gate) * up = gate * up * sigmoid(gate), the Qwen3 MLP's gate."""
     dtype, gate, up = gate.dtype, gate.astype(mx.float32), up.astype(mx.float32)
-    sign = mx.bitwise_and(mx.view(gate, mx.int32), _SIGN_BIT)
-    gc = mx.view(mx.bitwise_or(mx.view(clamp_magnitude(mx.abs(gate), _SIGMOID_CLAMP), mx.int32), sign), mx.float32)
+    gc = clip_symmetric(gate, _SIGMOID_CLAMP)
     y = gc * gc
     y2 = y * y
     y4 = y2 * y2

@@ -4,7 +4,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.model.activations import clamp_magnitude, gelu, swiglu
+from mlx_qwen3asr.model.activations import clamp_magnitude, clip_symmetric, gelu, swiglu
 
 X = np.linspace(-40, 40, 400_001).astype(np.float32)
 X64 = X.astype(np.float64)
@@ -54,3 +54,10 @@ def test_clamp_magnitude_is_the_float_minimum_bit_for_bit():
     for limit in (4 * math.sqrt(2), 87.0, 1e-40):
         got = clamp_magnitude(mx.array(values), limit)
         assert np.array_equal(np.array(got), np.minimum(values, np.float32(limit)))
+
+
+def test_clip_symmetric_is_mx_clip_bit_for_bit():
+    values = np.concatenate([X, [0.0, -0.0, 1e-45, -1e-45, np.inf, -np.inf]]).astype(np.float32)
+    got = np.array(clip_symmetric(mx.array(values), 15.8))
+    assert np.array_equal(got, np.array(mx.clip(mx.array(values), -15.8, 15.8)))
+    assert np.array_equal(np.signbit(got), np.signbit(values))
