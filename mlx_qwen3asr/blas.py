@@ -12,12 +12,18 @@ with OpenBLAS preloaded. Preloading is the only way to swap it, and a preload ta
 when a process starts, hence the re-exec (guarded by REEXEC_FLAG so it happens at most once).
 Why MKL first on x86-64: decoding is most of a transcription's time, and MKL runs its one-row
 products ~1.4x faster than Debian's OpenBLAS 0.3.21 (docs/performance.md has the measurements).
+
+`threads(n)` sets the preloaded BLAS's thread count for a while (the one-row decode runs its products
+on two CPU streams, each with its share of the threads: model/step.py).
 """
 
 import ctypes
 import os
 import site
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
 
 OPENBLAS_PATHS = ("/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0")
 # The BLAS libraries a Linux process can preload, by name, with the environment each needs.
@@ -37,6 +43,14 @@ SLOW_BLAS_WARNING = (
     "MKL (pip install mkl) or OpenBLAS (sudo apt install libopenblas0-pthread); it is then "
     "used automatically"
 )
+
+
+# Each preloadable BLAS's run-time thread count: (setter, getter) symbol names.
+THREAD_FUNCTIONS = {
+    "openblas": ("openblas_set_num_threads", "openblas_get_num_threads"),
+    "mkl": ("MKL_Set_Num_Threads", "MKL_Get_Max_Threads"),
+    "blis": ("bli_thread_set_num_threads", "bli_thread_get_num_threads"),
+}
 
 
 class _DlInfo(ctypes.Structure):
@@ -64,6 +78,41 @@ def global_cblas() -> str:
     if not process.dladdr(address, ctypes.byref(info)) or not info.dli_fname:
         return ""
     return os.fsdecode(info.dli_fname)
+
+
+@cache  # the preloaded library cannot change while the process runs
+def _thread_functions() -> tuple:
+    """(set, get) of the preloaded BLAS's thread count, or (None, None) (reference BLAS, macOS)."""
+    path = global_cblas()
+    name = next((n for n, paths in LIBRARIES.items() if any(os.path.basename(p) in path for p in paths)), None)
+    if name is None:
+        return None, None
+    library = ctypes.CDLL(path)  # already loaded: the same handle
+    setter, getter = (getattr(library, symbol) for symbol in THREAD_FUNCTIONS[name])
+    setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
+    return setter, getter
+
+
+def thread_count() -> int:
+    """The preloaded BLAS's thread count now (0 when no known BLAS is preloaded)."""
+    getter = _thread_functions()[1]
+    return getter() if getter else 0
+
+
+@contextmanager
+def threads(n: int) -> Iterator[None]:
+    """Run the block with the preloaded BLAS on n threads, then restore its count (no-op without one).
+    The count is process-wide: only for a block that is the process's only BLAS work meanwhile."""
+    setter, getter = _thread_functions()
+    if setter is None:
+        yield
+        return
+    before = getter()
+    setter(max(1, n))
+    try:
+        yield
+    finally:
+        setter(before)
 
 
 def installed_library(name: str) -> str:

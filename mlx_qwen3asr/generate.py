@@ -11,6 +11,7 @@ after each of them.
 """
 
 from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal, Optional
 
@@ -143,22 +144,26 @@ def decode_steps(
         mx.async_eval(firsts[-1])
     cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
     y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
-    while True:
-        wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
-        if wants_more:  # schedule the next step before reading this one's tokens on the host
-            next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
-            mx.async_eval(next_y)
-        tokens = y.tolist()
-        keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
-        yield tokens
-        if not wants_more or not keep:
-            return
-        if len(keep) < len(rows):  # finished rows leave the batch
-            kept = mx.array(keep)
-            for layer in cache:
-                layer.filter(kept)
-            rows, next_y = [rows[i] for i in keep], next_y[kept]
-        y = next_y
+    one_row = len(rows) == 1
+    if one_row:
+        mx.eval(y)  # the prompt ran on all the BLAS threads; the steps share them out
+    with model.decode_step().blas_share() if one_row else nullcontext():
+        while True:
+            wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
+            if wants_more:  # schedule the next step before reading this one's tokens on the host
+                next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
+                mx.async_eval(next_y)
+            tokens = y.tolist()
+            keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
+            yield tokens
+            if not wants_more or not keep:
+                return
+            if len(keep) < len(rows):  # finished rows leave the batch
+                kept = mx.array(keep)
+                for layer in cache:
+                    layer.filter(kept)
+                rows, next_y = [rows[i] for i in keep], next_y[kept]
+            y = next_y
 
 
 def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:

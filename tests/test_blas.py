@@ -63,3 +63,15 @@ def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
         assert f"export LD_PRELOAD='{INSTALLED}'" in done.stdout.splitlines(), done.stdout
     else:
         assert done.stdout == "" and "pip install mkl" in done.stderr, (done.stdout, done.stderr)
+
+
+@pytest.mark.skipif(not LINUX, reason="the BLAS thread count is Linux's preloaded library's")
+def test_threads_sets_the_preloaded_blas_count_for_a_block_and_restores_it():
+    from mlx_qwen3asr import blas
+
+    assert blas.thread_count() >= 1, "scripts/test.sh preloads a BLAS whose thread count can be read"
+    with blas.threads(2):  # MKL reports at most the machine's cores: stay within 2
+        assert blas.thread_count() == 2
+        with blas.threads(0):
+            assert blas.thread_count() == 1, "never fewer than one thread"
+        assert blas.thread_count() == 2, "the count before the block comes back"

@@ -71,11 +71,15 @@ class Qwen3ASR(nn.Module):
         """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default).
         One token on a one-row cache runs as a compiled step (model/step.py)."""
         if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):
-            if self._decode_step is None:
-                self._decode_step = DecodeStep(self)
-            return self._decode_step(embeddings, cache)
+            return self.decode_step()(embeddings, cache)
         hidden = self.model(embeddings, cache)
         return self.logits(hidden[:, -1:] if last_only else hidden)
+
+    def decode_step(self) -> DecodeStep:
+        """The compiled one-row decode step (made on first use)."""
+        if self._decode_step is None:
+            self._decode_step = DecodeStep(self)
+        return self._decode_step
 
     def make_cache(self) -> list[KVCache]:
         return [KVCache() for _ in self.model.layers]

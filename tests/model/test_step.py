@@ -1,9 +1,16 @@
-"""The compiled decode step (model/step.py) gives exactly the tokens and logits of the plain step."""
+"""The compiled decode step (model/step.py) gives exactly the tokens and logits of the plain step, its
+products on one CPU stream or two."""
+
+import threading
 
 import mlx.core as mx
+import mlx.nn as nn
 import numpy as np
+import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr import blas
+from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model.step import DecodeStep
 
 
@@ -58,3 +65,60 @@ def test_the_fused_kernel_branch_used_on_gpus_and_in_half_precision_gives_the_pl
     embeddings = model.embed(mx.array(np.random.default_rng(2).integers(0, 151000, size=30)))
     plain = plain_tokens(model, embeddings, model.make_cache(), 20)
     assert compiled_tokens(model, embeddings, model.make_cache(), 20) == plain, "half-precision step differs"
+
+
+def split_and_single_logits(model, n):
+    """Logits of n steps with the products on two CPU streams and on one, from the same prompt."""
+    embeddings = model.embed(mx.array(np.random.default_rng(3).integers(0, 151000, size=250)))
+    out = []
+    for split in (True, False):
+        step, cache = DecodeStep(model, split=split), model.make_cache()
+        y = mx.argmax(model(embeddings, cache)[:, -1], axis=-1)
+        logits = []
+        for _ in range(n):  # 250 + n > 256 slots: the storage grows on the way
+            logits.append(step(model.model.embed_tokens(y)[None], cache))
+            y = mx.argmax(logits[-1][:, -1], axis=-1)
+        out.append(np.array(mx.concatenate(logits, axis=1)))
+    return out
+
+
+def test_products_on_two_streams_give_bit_identical_logits(tiny_model):
+    split, single = split_and_single_logits(tiny_model, 12)
+    np.testing.assert_array_equal(split, single, err_msg="each output must be the same dot product")
+
+
+def test_products_on_two_streams_with_quantized_weights_give_the_same_logits(tiny_checkpoint):
+    model = mq.load(tiny_checkpoint, dtype="float32")
+    nn.quantize(model.model, group_size=32, bits=8)  # QuantizedLinear / QuantizedEmbedding run whole
+    split, single = split_and_single_logits(model, 6)
+    np.testing.assert_array_equal(split, single)
+
+
+def test_a_one_row_decode_shares_the_blas_threads_between_the_streams_and_gives_them_back(tiny_model):
+    if not blas.thread_count():
+        pytest.skip("no BLAS with a thread count is preloaded (scripts/test.sh preloads one on Linux)")
+    embeddings = tiny_model.embed(mx.array(np.random.default_rng(4).integers(0, 151000, size=20)))
+    with blas.threads(2):
+        during = [blas.thread_count() for _ in generate_steps(tiny_model, embeddings, tiny_model.make_cache(), 4)]
+        assert during == [1, 1, 1, 1], "each of the two streams gets half of the 2 threads"
+        assert blas.thread_count() == 2, "the count comes back once the decode ends"
+        tiny_model(embeddings, tiny_model.make_cache())  # a prompt (not a step) keeps both threads
+        assert blas.thread_count() == 2
+
+
+def test_a_step_made_on_one_thread_runs_on_another(tiny_model):
+    """The app builds the model on the main thread and decodes on a worker (MLX streams are per thread)."""
+    step = DecodeStep(tiny_model, split=True)
+    embeddings = tiny_model.embed(mx.array(np.random.default_rng(5).integers(0, 151000, size=20)))
+    logits = {}
+
+    def run(name):
+        cache = tiny_model.make_cache()
+        tiny_model(embeddings, cache)
+        logits[name] = np.array(step(embeddings[:, -1:], cache))
+
+    run("main")
+    worker = threading.Thread(target=run, args=("worker",))
+    worker.start()
+    worker.join()
+    np.testing.assert_array_equal(logits["worker"], logits["main"])
