@@ -24,7 +24,11 @@ _EXP2 = (
     1.535336188319500e-4,
 )
 _MIN_EXPONENT = -87.0  # exp below this is under float32's smallest normal: counts as 0
-_MASKED = -1e30  # score of a masked position (its weight comes out ~1e-38, i.e. nothing)
+# t + 1.5 * 2^23 - 1.5 * 2^23 rounds a float32 t (|t| < 2^22) to the nearest integer, ties to even:
+# vectorizes where mx.floor does not (x86-64's baseline SSE2 has no floor instruction; MLX's CPU
+# kernels are compiled for that baseline, where g++ makes floor a scalar sequence with a branch)
+_ROUND = 12582912.0
+_MASKED = -1e30  # added to a masked position's score (its weight comes out 0)
 
 
 @mx.compile
@@ -32,7 +36,7 @@ def _exp_parts(x: mx.array) -> tuple[mx.array, mx.array]:
     """exp(x) for x <= 0 as 2^f (float) and the bits of 2^n (int32), exp(x) = 2^(n + f)."""
     # max(x, -87) for x <= 0 without a float maximum's NaN branch (activations.clamp_magnitude)
     t = -clamp_magnitude(mx.abs(x), -_MIN_EXPONENT) * _LOG2_E
-    n = mx.floor(t + 0.5)
+    n = (t + _ROUND) - _ROUND
     f = t - n
     f2 = f * f
     c = _EXP2
@@ -63,6 +67,8 @@ def attention(q: mx.array, k: mx.array, v: mx.array, scale: float, mask=None) ->
     if mask is not None:
         if isinstance(mask, str):
             mask = mx.arange(length)[:, None] + (keys - length) >= mx.arange(keys)[None]
-        scores = mx.where(mask[..., None, :, :], scores.reshape(batch, kv_heads, group, length, keys), _MASKED)
+        # hidden keys get _MASKED added (an add of a broadcast bias vectorizes; a where does not)
+        bias = mx.where(mask, 0.0, _MASKED)[..., None, :, :]
+        scores = scores.reshape(batch, kv_heads, group, length, keys) + bias
         scores = scores.reshape(batch, kv_heads, group * length, keys)
     return (softmax(scores) @ v).reshape(batch, heads, length, dim)
