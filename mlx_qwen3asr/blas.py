@@ -80,12 +80,17 @@ def global_cblas() -> str:
     return os.fsdecode(info.dli_fname)
 
 
+def known_library(path: str) -> str:
+    """The name (a key of LIBRARIES) of the BLAS at `path`, or "" when it is none of them."""
+    return next((n for n, paths in LIBRARIES.items() if any(os.path.basename(p) in path for p in paths)), "")
+
+
 @cache  # the preloaded library cannot change while the process runs
 def _thread_functions() -> tuple:
     """(set, get) of the preloaded BLAS's thread count, or (None, None) (reference BLAS, macOS)."""
     path = global_cblas()
-    name = next((n for n, paths in LIBRARIES.items() if any(os.path.basename(p) in path for p in paths)), None)
-    if name is None:
+    name = known_library(path)
+    if not name:
         return None, None
     library = ctypes.CDLL(path)  # already loaded: the same handle
     setter, getter = (getattr(library, symbol) for symbol in THREAD_FUNCTIONS[name])
@@ -147,7 +152,7 @@ def ensure_fast_blas() -> None:
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":
         print(f"blas: {in_use or 'reference'}", file=sys.stderr)
-    if any(os.path.basename(path) in in_use for paths in LIBRARIES.values() for path in paths):
+    if known_library(in_use):
         return
     name = chosen_library()
     if name and not os.environ.get(REEXEC_FLAG):

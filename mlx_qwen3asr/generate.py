@@ -145,9 +145,7 @@ def decode_steps(
     cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
     y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
     one_row = len(rows) == 1  # a one-row step is the compiled DecodeStep
-    if one_row and model.decode_step().split:
-        mx.eval(y)  # the prompt runs on all the BLAS threads; the steps then share them out
-    with model.decode_step().blas_share() if one_row else nullcontext():
+    with model.decode_step().blas_share(y) if one_row else nullcontext():
         while True:
             wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
             if wants_more:  # schedule the next step before reading this one's tokens on the host

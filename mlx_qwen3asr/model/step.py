@@ -117,10 +117,14 @@ class DecodeStep:
         self.split = split
         self._per_thread = threading.local()
 
-    def blas_share(self) -> AbstractContextManager:
+    def blas_share(self, prompt: mx.array) -> AbstractContextManager:
         """Context for a run of steps: each stream gets half the BLAS threads (the step's products
-        are then its only BLAS work); nothing to change without a second stream."""
-        return blas.threads(blas.thread_count() // 2) if self.split else nullcontext()
+        are then its only BLAS work); nothing to change without a second stream. `prompt` (the
+        prefill's result) is evaluated first, so the prompt itself runs on all the threads."""
+        if not self.split:
+            return nullcontext()
+        mx.eval(prompt)
+        return blas.threads(blas.thread_count() // 2)
 
     def _compiled(self) -> Callable:
         """This thread's compiled step: an MLX stream belongs to the thread that made it, and a
