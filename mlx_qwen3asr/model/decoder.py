@@ -4,7 +4,8 @@
     -> residual -> RMSNorm -> SwiGLU MLP -> residual) -> RMSNorm -> tied LM head -> logits [B, L, vocab]
 
 Qwen3-ASR's MRoPE (sections [24, 20, 20], interleaved) gets the same position id on all three axes
-for audio-only prompts, which makes it exactly plain rotate-half RoPE (theta 1e6) over head_dim.
+for audio-only prompts, which makes it exactly plain rotate-half RoPE (theta 1e6) over head_dim
+(rope.py: its cos/sin table is computed once per forward pass and handed to every layer).
 """
 
 from typing import Optional
@@ -16,6 +17,7 @@ from .activations import swiglu
 from .attention import attention
 from .cache import BatchKVCache, KVCache
 from .config import TextArgs
+from .rope import positions, rotary_table, rotate_heads
 
 
 class Attention(nn.Module):
@@ -31,15 +33,12 @@ class Attention(nn.Module):
         self.o_proj = nn.Linear(self.n_heads * self.head_dim, args.hidden_size, bias=bias)
         self.q_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
         self.k_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
-        self.rope = nn.RoPE(self.head_dim, traditional=False, base=args.rope_theta)
 
-    def __call__(self, x: mx.array, mask, cache: Optional[KVCache | BatchKVCache]) -> mx.array:
+    def __call__(self, x: mx.array, mask, cache: Optional[KVCache | BatchKVCache], rotary: tuple) -> mx.array:
         B, L, _ = x.shape
-        q = self.q_norm(self.q_proj(x).reshape(B, L, self.n_heads, -1)).transpose(0, 2, 1, 3)
-        k = self.k_norm(self.k_proj(x).reshape(B, L, self.n_kv_heads, -1)).transpose(0, 2, 1, 3)
+        q = rotate_heads(self.q_norm(self.q_proj(x).reshape(B, L, self.n_heads, -1)), *rotary)
+        k = rotate_heads(self.k_norm(self.k_proj(x).reshape(B, L, self.n_kv_heads, -1)), *rotary)
         v = self.v_proj(x).reshape(B, L, self.n_kv_heads, -1).transpose(0, 2, 1, 3)
-        offset = cache.offset if cache is not None else 0  # an array [B] for a BatchKVCache
-        q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
         if cache is not None:
             k, v = cache.update_and_fetch(k, v)
         out = attention(q, k, v, self.scale, mask)
@@ -65,8 +64,8 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
         self.post_attention_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
 
-    def __call__(self, x: mx.array, mask, cache: Optional[KVCache]) -> mx.array:
-        x = x + self.self_attn(self.input_layernorm(x), mask, cache)
+    def __call__(self, x: mx.array, mask, cache: Optional[KVCache], rotary: tuple) -> mx.array:
+        x = x + self.self_attn(self.input_layernorm(x), mask, cache, rotary)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -76,13 +75,20 @@ class TextModel(nn.Module):
         self.embed_tokens = nn.Embedding(args.vocab_size, args.hidden_size)
         self.layers = [DecoderLayer(args) for _ in range(args.num_hidden_layers)]
         self.norm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
+        self.head_dim, self.rope_theta = args.head_dim, args.rope_theta
+
+    def rotary(self, positions: mx.array, dtype: mx.Dtype) -> tuple[mx.array, mx.array]:
+        """The RoPE table of positions [B, L], for every layer (rope.py)."""
+        return rotary_table(positions, self.head_dim, self.rope_theta, dtype)
 
     def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None) -> mx.array:
         """[B, L, hidden] -> final hidden states [B, L, hidden]."""
         length = embeddings.shape[1]
         mask = cache[0].mask(length) if cache else ("causal" if length > 1 else None)
+        # the cache's offset: an int, or an array [B] of per-row offsets for a BatchKVCache
+        rotary = self.rotary(positions(cache[0].offset if cache else 0, length), embeddings.dtype)
         cache = cache or [None] * len(self.layers)
         x = embeddings
         for layer, layer_cache in zip(self.layers, cache):
-            x = layer(x, mask, layer_cache)
+            x = layer(x, mask, layer_cache, rotary)
         return self.norm(x)

@@ -41,6 +41,7 @@ from .. import blas
 from .activations import swiglu
 from .attention import softmax
 from .cache import KVCache
+from .rope import rotate_heads
 
 _MASKED = -1e30
 
@@ -77,15 +78,16 @@ def _linear(linear, x: mx.array, side: Optional[mx.Stream]) -> mx.array:
     return out + linear.bias if "bias" in linear else out
 
 
-def _layer(layer, x: mx.array, keys: mx.array, values: mx.array, position: mx.array, side: Optional[mx.Stream]):
+def _layer(
+    layer, x: mx.array, keys: mx.array, values: mx.array, position: mx.array, rotary: tuple, side: Optional[mx.Stream]
+):
     attn, mlp = layer.self_attn, layer.mlp
     h = layer.input_layernorm(x)
     with _on(side):
         k, v = attn.k_proj(h), attn.v_proj(h)
-    q = attn.q_norm(attn.q_proj(h).reshape(1, 1, attn.n_heads, -1)).transpose(0, 2, 1, 3)
-    k = attn.k_norm(k.reshape(1, 1, attn.n_kv_heads, -1)).transpose(0, 2, 1, 3)
+    q = rotate_heads(attn.q_norm(attn.q_proj(h).reshape(1, 1, attn.n_heads, -1)), *rotary)
+    k = rotate_heads(attn.k_norm(k.reshape(1, 1, attn.n_kv_heads, -1)), *rotary)
     v = v.reshape(1, 1, attn.n_kv_heads, -1).transpose(0, 2, 1, 3)
-    q, k = attn.rope(q, offset=position), attn.rope(k, offset=position)
     keys = mx.slice_update(keys, k, position, axes=(2,))
     values = mx.slice_update(values, v, position, axes=(2,))
     visible = mx.arange(keys.shape[2]) <= position
@@ -137,9 +139,10 @@ class DecodeStep:
 
     def _step(self, x: mx.array, position: mx.array, keys: list, values: list, side: Optional[mx.Stream]):
         text = self.model.model
+        rotary = text.rotary(position[None], x.dtype)
         new_keys, new_values = [], []
         for layer, layer_keys, layer_values in zip(text.layers, keys, values):
-            x, layer_keys, layer_values = _layer(layer, x, layer_keys, layer_values, position, side)
+            x, layer_keys, layer_values = _layer(layer, x, layer_keys, layer_values, position, rotary, side)
             new_keys.append(layer_keys)
             new_values.append(layer_values)
         return self._logits(text.norm(x), side), new_keys, new_values
