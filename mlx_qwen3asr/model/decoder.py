@@ -17,7 +17,7 @@ from .activations import swiglu
 from .attention import attention
 from .cache import BatchKVCache, KVCache
 from .config import TextArgs
-from .rope import positions, rotary_table, rotate_heads
+from .rope import rotary_table, rotate_heads, token_positions
 
 
 class Attention(nn.Module):
@@ -86,7 +86,7 @@ class TextModel(nn.Module):
         length = embeddings.shape[1]
         mask = cache[0].mask(length) if cache else ("causal" if length > 1 else None)
         # the cache's offset: an int, or an array [B] of per-row offsets for a BatchKVCache
-        rotary = self.rotary(positions(cache[0].offset if cache else 0, length), embeddings.dtype)
+        rotary = self.rotary(token_positions(cache[0].offset if cache else 0, length), embeddings.dtype)
         cache = cache or [None] * len(self.layers)
         x = embeddings
         for layer, layer_cache in zip(self.layers, cache):

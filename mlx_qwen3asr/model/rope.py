@@ -16,7 +16,7 @@ plus 0.55 ms once; a whole prefill or decode step moved less than the machine's 
 import mlx.core as mx
 
 
-def positions(offset: int | mx.array, length: int) -> mx.array:
+def token_positions(offset: int | mx.array, length: int) -> mx.array:
     """The positions [B or 1, length] of `length` new tokens after `offset` (an int, or an array [B]
     of per-row offsets for a BatchKVCache)."""
     if isinstance(offset, mx.array):

@@ -39,21 +39,9 @@ import mlx.nn as nn
 
 from .. import blas
 from .activations import swiglu
-from .attention import softmax
+from .attention import attention
 from .cache import KVCache
 from .rope import rotate_heads
-
-_MASKED = -1e30
-
-
-def _attend(q: mx.array, keys: mx.array, values: mx.array, scale: float, visible: mx.array) -> mx.array:
-    """q [1, heads, 1, D], keys/values [1, kv_heads, S, D], visible bool [S] -> [1, heads, 1, D]."""
-    if mx.default_device() != mx.cpu or q.dtype != mx.float32:
-        return mx.fast.scaled_dot_product_attention(q, keys, values, scale=scale, mask=visible)
-    heads, kv_heads, dim = q.shape[1], keys.shape[1], q.shape[3]
-    scores = (q * scale).reshape(1, kv_heads, heads // kv_heads, dim) @ keys.swapaxes(-1, -2)
-    weights = softmax(mx.where(visible, scores, _MASKED))
-    return (weights @ values).reshape(1, heads, 1, dim)
 
 
 def _on(stream: Optional[mx.Stream]) -> AbstractContextManager:
@@ -90,8 +78,8 @@ def _layer(
     v = v.reshape(1, 1, attn.n_kv_heads, -1).transpose(0, 2, 1, 3)
     keys = mx.slice_update(keys, k, position, axes=(2,))
     values = mx.slice_update(values, v, position, axes=(2,))
-    visible = mx.arange(keys.shape[2]) <= position
-    out = _attend(q, keys, values, attn.scale, visible)
+    visible = (mx.arange(keys.shape[2]) <= position)[None, None, None]  # a bool mask [1, 1, 1, S]
+    out = attention(q, keys, values, attn.scale, visible)
     x = x + _linear(attn.o_proj, out.transpose(0, 2, 1, 3).reshape(1, 1, -1), side)
     h = layer.post_attention_layernorm(x)
     with _on(side):

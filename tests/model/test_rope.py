@@ -3,7 +3,7 @@
 import mlx.core as mx
 import numpy as np
 
-from mlx_qwen3asr.model.rope import positions, rotary_table, rotate_heads
+from mlx_qwen3asr.model.rope import rotary_table, rotate_heads, token_positions
 
 HEAD_DIM, THETA = 128, 1_000_000.0
 
@@ -32,7 +32,7 @@ def test_rotation_matches_the_official_formula_far_into_a_long_prompt():
 
 def test_heads_come_out_first_each_rotated_at_its_token_position():
     x = mx.random.normal((1, 5, 3, HEAD_DIM), key=mx.random.key(1))
-    out = rotate_heads(x, *rotary_table(positions(7, 5), HEAD_DIM, THETA, mx.float32))
+    out = rotate_heads(x, *rotary_table(token_positions(7, 5), HEAD_DIM, THETA, mx.float32))
     assert out.shape == (1, 3, 5, HEAD_DIM)
     for token in range(5):
         for head in range(3):
@@ -42,15 +42,15 @@ def test_heads_come_out_first_each_rotated_at_its_token_position():
 
 def test_batch_rows_rotate_at_their_own_offsets():
     """A BatchKVCache gives each row its own offset: row b's tokens sit at offset[b], offset[b] + 1, ..."""
-    assert positions(mx.array([3, 10]), 2).tolist() == [[3, 4], [10, 11]]
+    assert token_positions(mx.array([3, 10]), 2).tolist() == [[3, 4], [10, 11]]
     x = mx.random.normal((2, 2, 4, HEAD_DIM), key=mx.random.key(2))
-    batched = rotate_heads(x, *rotary_table(positions(mx.array([3, 10]), 2), HEAD_DIM, THETA, mx.float32))
+    batched = rotate_heads(x, *rotary_table(token_positions(mx.array([3, 10]), 2), HEAD_DIM, THETA, mx.float32))
     for row, offset in enumerate((3, 10)):
-        alone = rotate_heads(x[row : row + 1], *rotary_table(positions(offset, 2), HEAD_DIM, THETA, mx.float32))
+        alone = rotate_heads(x[row : row + 1], *rotary_table(token_positions(offset, 2), HEAD_DIM, THETA, mx.float32))
         assert mx.array_equal(batched[row : row + 1], alone), f"row {row} differs from its own rotation"
 
 
 def test_half_precision_heads_stay_in_their_dtype():
     x = mx.random.normal((1, 3, 2, HEAD_DIM)).astype(mx.float16)
-    out = rotate_heads(x, *rotary_table(positions(0, 3), HEAD_DIM, THETA, mx.float16))
+    out = rotate_heads(x, *rotary_table(token_positions(0, 3), HEAD_DIM, THETA, mx.float16))
     assert out.dtype == mx.float16
