@@ -16,6 +16,7 @@ once, whatever the length of the audio (see default_batch_size for the sizes).
 
 import os
 from collections.abc import Callable, Sequence
+from math import inf
 from typing import Optional, Union
 
 import mlx.core as mx
@@ -128,8 +129,9 @@ def transcribe(
     `language` forces the output language (one of the 30 supported names, any case); `context` is
     free text (names, terms) given to the model as its system prompt; `max_new_tokens` overrides the
     per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
-    `batch_size`: chunks of a long input decoded together (same text, faster; see transcribe_batch).
-    `sample_rate`: the rate of a bare array (default 16000); files carry their own.
+    `chunk_seconds`: the longest piece decoded at once (1 or more); longer input is cut at its quietest
+    points before each limit. `batch_size`: chunks of a long input decoded together (same text,
+    faster; see transcribe_batch). `sample_rate`: the rate of a bare array (default 16000); files carry their own.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     return transcribe_batch(
@@ -174,6 +176,8 @@ def transcribe_batch(
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
+    if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
+        raise ValueError(f"chunk_seconds must be a number of seconds, 1 or more, got {chunk_seconds!r}")
     batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")

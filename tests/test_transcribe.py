@@ -83,6 +83,29 @@ def test_audio_without_pauses_is_still_cut_at_the_limit_or_before():
     assert sum(len(c) for _, c in chunks) == 61 * RATE
 
 
+def test_a_quiet_start_never_makes_a_run_of_tiny_chunks_when_the_limit_is_short():
+    wave = _noise(20, level=0.3)
+    wave[: 2 * RATE] *= 0.001  # the quietest stretch sits at the very start of the first search range
+    chunks = split_audio(wave, max_seconds=3.0)
+    lengths = [len(c) / RATE for _, c in chunks]
+    assert all(1.5 <= n <= 3.0 for n in lengths[:-1]), f"each cut in a chunk's second half: {lengths}"
+    np.testing.assert_array_equal(np.concatenate([c for _, c in chunks]), wave, "chunks must cover the audio")
+
+
+@pytest.mark.parametrize("chunk_seconds", [0, 0.5, -30, float("nan"), float("inf"), True, "30"])
+def test_a_chunk_length_that_cannot_work_is_refused_before_any_decoding(tiny_model, chunk_seconds):
+    with pytest.raises(ValueError, match=r"chunk_seconds must be a number of seconds, 1 or more, got "):
+        mq.transcribe(_noise(5, level=0.3), tiny_model, chunk_seconds=chunk_seconds)
+
+
+def test_short_chunks_transcribe_a_clip_with_a_silent_start(tiny_model):
+    wave = _noise(9, level=0.3)
+    wave[: 3 * RATE] = 0.0
+    result = mq.transcribe(wave, tiny_model, max_new_tokens=1, chunk_seconds=2)
+    times = [(s.start, s.end) for s in result.segments]
+    assert 5 <= len(times) <= 9 and times[0][0] == 0.0 and times[-1][1] == 9.0, times
+
+
 def test_long_audio_gives_one_timed_segment_per_chunk(tiny_model):
     wave = _speech_with_pauses(65, pauses=[27.0, 54.0])
     result = mq.transcribe(wave, tiny_model, max_new_tokens=2)

@@ -15,7 +15,8 @@ def split_audio(
     """(start sample, chunk) pairs covering `wave` exactly, each at most max_seconds long.
 
     Each cut goes at the quietest sample inside the quietest window_ms window of the search_seconds
-    before the limit (the official energy search, kept on the near side so no chunk exceeds the limit).
+    before the limit (the official energy search, kept on the near side so no chunk exceeds the limit),
+    never in the chunk's first half: a quiet start must not make a run of tiny chunks.
     """
     max_len = int(max_seconds * SAMPLE_RATE)
     search = int(search_seconds * SAMPLE_RATE)
@@ -23,7 +24,7 @@ def split_audio(
     chunks, start = [], 0
     while len(wave) - start > max_len:
         limit = start + max_len
-        left = max(start + 1, limit - search)
+        left = max(start + max_len // 2, limit - search)
         cut = limit
         if limit - left > win:
             magnitude = np.abs(wave[left:limit])
