@@ -10,20 +10,27 @@
 The mlx[cpu] wheel for Linux bundles the reference BLAS: one clip took 50.8 s on it and 10.0 s
 with OpenBLAS preloaded. Preloading is the only way to swap it, and a preload takes effect only
 when a process starts, hence the re-exec (guarded by REEXEC_FLAG so it happens at most once).
-Why MKL first on x86-64: decoding is most of a transcription's time, and MKL runs its one-row
-products ~1.4x faster than Debian's OpenBLAS 0.3.21 (docs/performance.md has the measurements).
+Why MKL and OpenBLAS together on x86-64: MKL runs decoding's one-row products ~1.4-2x faster than
+Debian's OpenBLAS 0.3.21, OpenBLAS the encoder's and the prefill's products of many rows ~1.2x
+faster (docs/performance.md has the measurements). A process has one global cblas_sgemm, so a small
+router (blas_router.c, compiled here once per version into the user's cache; it needs a C compiler)
+takes that place and hands each product to one of them by its row count. Without a compiler: MKL.
 
 `threads(n)` sets the preloaded BLAS's thread count for a while (the one-row decode runs its products
 on two CPU streams, each with its share of the threads: model/step.py).
 """
 
 import ctypes
+import hashlib
 import os
+import shutil
 import site
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 
 OPENBLAS_PATHS = ("/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0")
 # The BLAS libraries a Linux process can preload, by name, with the environment each needs.
@@ -33,7 +40,10 @@ LIBRARIES = {
     "mkl": tuple(os.path.join(base, "lib", "libmkl_rt.so.3") for base in (sys.prefix, site.getuserbase())),
     "blis": ("/usr/lib/x86_64-linux-gnu/libblis.so.4", "/usr/lib/aarch64-linux-gnu/libblis.so.4"),
 }
-PREFERENCE = ("mkl", "openblas")  # the first one installed is used
+# "narrow+wide": blas_router.c in front of the narrow library sends products of many rows to the wide one
+PREFERENCE = ("mkl+openblas", "mkl", "openblas")  # the first one installed is used
+ROUTER_SOURCE = Path(__file__).with_name("blas_router.c")
+ROUTER_WIDE_VARIABLE = "MLX_QWEN3ASR_WIDE_BLAS"  # the router's wide library
 LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its threading at run time
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
@@ -81,19 +91,21 @@ def global_cblas() -> str:
 
 
 def known_library(path: str) -> str:
-    """The name (a key of LIBRARIES) of the BLAS at `path`, or "" when it is none of them."""
+    """The name (in PREFERENCE or LIBRARIES) of the BLAS at `path`, or "" when it is none of them."""
+    if os.path.basename(path).startswith(ROUTER_SOURCE.stem):
+        return next(name for name in PREFERENCE if "+" in name)
     return next((n for n, paths in LIBRARIES.items() if any(os.path.basename(p) in path for p in paths)), "")
 
 
 @cache  # the preloaded library cannot change while the process runs
 def _thread_functions() -> tuple:
-    """(set, get) of the preloaded BLAS's thread count, or (None, None) (reference BLAS, macOS)."""
-    path = global_cblas()
-    name = known_library(path)
+    """(set, get) of the preloaded BLAS's thread count, or (None, None) (reference BLAS, macOS). Behind
+    the router: the narrow library's, which runs the one-row products that step.py splits."""
+    name = known_library(global_cblas()).split("+")[0]
     if not name:
         return None, None
-    library = ctypes.CDLL(path)  # already loaded: the same handle
-    setter, getter = (getattr(library, symbol) for symbol in THREAD_FUNCTIONS[name])
+    process = ctypes.CDLL(None)  # a preloaded library's symbols come first in the global scope
+    setter, getter = (getattr(process, symbol) for symbol in THREAD_FUNCTIONS[name])
     setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
     return setter, getter
 
@@ -120,9 +132,28 @@ def threads(n: int) -> Iterator[None]:
         setter(before)
 
 
+def library_paths(name: str) -> list[str]:
+    """What to preload for BLAS `name` (in PREFERENCE or LIBRARIES), in order; [] when this machine
+    lacks it. For "narrow+wide": the router, then the narrow library (the wide one: ROUTER_WIDE_VARIABLE)."""
+    if "+" not in name:
+        return [path for path in LIBRARIES[name] if os.path.exists(path)][:1]
+    narrow, wide = name.split("+")
+    if not (library_paths(narrow) and library_paths(wide)):
+        return []
+    router = built_router()
+    return [router, *library_paths(narrow)] if router else []
+
+
 def installed_library(name: str) -> str:
-    """The path of BLAS `name` (a key of LIBRARIES) on this machine, or "" when it is not installed."""
-    return next((path for path in LIBRARIES[name] if os.path.exists(path)), "")
+    """The library that will hold cblas_sgemm once BLAS `name` is preloaded, or "" when it cannot be."""
+    return next(iter(library_paths(name)), "")
+
+
+def missing_help(name: str) -> str:
+    """What BLAS `name` needs, for an error message."""
+    if "+" in name:
+        return f"needs {' and '.join(name.split('+'))}, and a C compiler (cc) to build {ROUTER_SOURCE.name}"
+    return f"looked for {', '.join(LIBRARIES[name])}"
 
 
 def chosen_library() -> str:
@@ -130,18 +161,45 @@ def chosen_library() -> str:
     return next((name for name in PREFERENCE if installed_library(name)), "")
 
 
+@cache
+def built_router() -> str:
+    """The compiled blas_router.c in the user's cache (built on first use, named by a hash of its
+    source), or "" when no C compiler can build it."""
+    source = ROUTER_SOURCE.read_bytes()
+    cache_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlx_qwen3asr"
+    target = cache_dir / f"{ROUTER_SOURCE.stem}-{hashlib.sha256(source).hexdigest()[:12]}.so"
+    if target.exists():
+        return str(target)
+    compiler = shutil.which(os.environ.get("CC", "cc"))
+    if not compiler:
+        return ""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.partial")
+        command = [compiler, "-O2", "-shared", "-fPIC", "-o", str(partial), str(ROUTER_SOURCE), "-ldl"]
+        built = subprocess.run(command, capture_output=True, timeout=120).returncode == 0
+        if built:
+            os.replace(partial, target)  # another process building it at the same time gets the same file
+        return str(target) if built else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
 def preload_environment(name: str, base: dict) -> dict:
     """`base` with BLAS `name` preloaded first in LD_PRELOAD (any other BLAS there dropped, other
     preloads kept) and the variables it needs; "reference" preloads no BLAS."""
     known = {path for paths in LIBRARIES.values() for path in paths}
-    others = [p for p in base.get("LD_PRELOAD", "").split(":") if p and p not in known]
-    env = {k: v for k, v in base.items() if k != "LD_PRELOAD"}
+    others = [p for p in base.get("LD_PRELOAD", "").split(":") if p and p not in known and not known_library(p)]
+    env = {k: v for k, v in base.items() if k not in ("LD_PRELOAD", ROUTER_WIDE_VARIABLE)}
     if name != "reference":
-        path = installed_library(name)
-        if not path:
-            raise FileNotFoundError(f"BLAS {name!r} is not installed (looked for {', '.join(LIBRARIES[name])})")
-        others.insert(0, path)
-        env.update(LIBRARY_ENV.get(name, {}))
+        paths = library_paths(name)
+        if not paths:
+            raise FileNotFoundError(f"BLAS {name!r} is not installed here ({missing_help(name)})")
+        others[:0] = paths
+        for part in name.split("+"):
+            env.update(LIBRARY_ENV.get(part, {}))
+        if "+" in name:
+            env[ROUTER_WIDE_VARIABLE] = library_paths(name.split("+")[1])[0]
     return {**env, "LD_PRELOAD": ":".join(others)} if others else env
 
 

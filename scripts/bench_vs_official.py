@@ -1,7 +1,8 @@
 """Our pipeline against the official implementation (or against itself: another BLAS, an older commit),
 the same work on every side, the sides alternated run by run, the machine's load recorded.
 
-    sides (--sides, comma list): official | ours[@GIT_REV][:BLAS]   (BLAS: openblas, mkl, blis, reference)
+    sides (--sides, comma list): official | ours[@GIT_REV][:BLAS]
+      (BLAS: mkl+openblas, openblas, mkl, blis, reference; none: blas.py's choice for this machine)
       -> one long-lived worker process per side (bench_ours.py / bench_official.py in --official-python),
          each loaded once, same checkpoint (random weights, real 0.6B config.json), float32, --threads
     -> per stage, --warmup + --runs rounds, each round one request per side in turn (A B A B ...):
@@ -36,7 +37,7 @@ from bench_protocol import Worker
 from rich.console import Console
 from rich.table import Table
 
-from mlx_qwen3asr.blas import THREAD_VARIABLES, preload_environment
+from mlx_qwen3asr.blas import THREAD_VARIABLES, chosen_library, preload_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -115,7 +116,9 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
     name, _, blas = spec.partition(":")
     _, _, rev = name.partition("@")
     root = source_tree(rev, args.cache_dir) if rev else ROOT
-    env = preload_environment(blas or "openblas", {**os.environ, **threads, "PYTHONPATH": str(root)})
+    env = preload_environment(
+        blas or chosen_library() or "reference", {**os.environ, **threads, "PYTHONPATH": str(root)}
+    )
     return Side(spec, [sys.executable, str(SCRIPTS / "bench_ours.py"), str(checkpoint)], env)
 
 

