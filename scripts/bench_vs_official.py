@@ -25,7 +25,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +33,11 @@ from typing import Optional
 from bench import ensure_checkpoint
 from bench_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
 from bench_protocol import Worker
+from bench_sources import ours_environment, source_tree
 from rich.console import Console
 from rich.table import Table
 
-from mlx_qwen3asr.blas import THREAD_VARIABLES, chosen_library, preload_environment
+from mlx_qwen3asr.blas import THREAD_VARIABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -86,19 +86,6 @@ def stages(args: argparse.Namespace) -> list[Stage]:
     return out
 
 
-def source_tree(rev: str, cache_dir: Path) -> Path:
-    """The package as of git revision `rev`, extracted once into cache_dir."""
-    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], capture_output=True, text=True, check=True)
-    folder = cache_dir / f"src-{sha.stdout.strip()[:12]}"
-    if not (folder / "mlx_qwen3asr").exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev, "mlx_qwen3asr"], capture_output=True, check=True
-        )
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
-
-
 def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
     threads = {name: str(args.threads) for name in THREAD_VARIABLES}
     if spec == "official":
@@ -116,9 +103,7 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
     name, _, blas = spec.partition(":")
     _, _, rev = name.partition("@")
     root = source_tree(rev, args.cache_dir) if rev else ROOT
-    env = preload_environment(
-        blas or chosen_library() or "reference", {**os.environ, **threads, "PYTHONPATH": str(root)}
-    )
+    env = ours_environment(root, blas, {**os.environ, **threads})
     return Side(spec, [sys.executable, str(SCRIPTS / "bench_ours.py"), str(checkpoint)], env)
 
 

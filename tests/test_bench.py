@@ -1,13 +1,16 @@
 """The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
 for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after, bench_batch.py
 checks that every batch size decodes the same tokens, bench_vs_official.py alternates its sides and
-records the load."""
+records the load, and runs an older revision on that revision's own BLAS router."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -152,3 +155,28 @@ def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_bu
     stages = [s for s, rows in report["summary"].items() if rows]
     assert len(stages) == 6 and all(len(report["summary"][s]) == 2 for s in stages), report["summary"].keys()
     assert "ours:reference / ours" in done.stdout and "peak RSS" in done.stdout, done.stdout[-3000:]
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not shutil.which(os.environ.get("CC", "cc")),
+    reason="the router is built on Linux with a C compiler",
+)
+def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from bench_sources import ours_environment
+
+    from mlx_qwen3asr.blas import installed_library
+
+    if not installed_library("mkl+openblas"):
+        pytest.skip("needs MKL and OpenBLAS")
+    older = tmp_path / "older"
+    shutil.copytree(ROOT / "mlx_qwen3asr", older / "mlx_qwen3asr", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(older / "mlx_qwen3asr" / "blas_router.c", "a") as source:
+        source.write("/* an older router */\n")
+    base = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    routers = [
+        [p for p in ours_environment(root, "mkl+openblas", base)["LD_PRELOAD"].split(":") if "blas_router" in p]
+        for root in (ROOT, older)
+    ]
+    assert all(len(r) == 1 and r[0].startswith(str(tmp_path / "cache")) for r in routers), routers
+    assert routers[0] != routers[1], "the older tree must run its own router, not today's"

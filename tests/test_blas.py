@@ -81,16 +81,17 @@ def test_threads_sets_the_preloaded_blas_count_for_a_block_and_restores_it():
 ROUTED = LINUX and INSTALLED is not None and "+" in chosen_library()
 
 
-def _products(rows: list[int], env: dict) -> subprocess.CompletedProcess:
-    """MLX matrix products of `rows` rows in a fresh process with `env`: prints the router's call
-    counts after each (narrow, wide) and the largest error against numpy."""
+def _products(rows: list[int], env: dict, size: int = 1024) -> subprocess.CompletedProcess:
+    """MLX products [rows, size] x [size, size] in a fresh process with `env` (a negative row count:
+    [-rows, 16] x [16, 16], a tiny product): prints the router's call counts after each (narrow, wide)
+    and the largest error against numpy."""
     code = f"""
 import ctypes, numpy as np, mlx.core as mx
 calls = (ctypes.c_long * 2).in_dll(ctypes.CDLL(None), "mlx_qwen3asr_blas_calls")
 rng = np.random.default_rng(0)
-w = rng.standard_normal((96, 64), dtype=np.float32)
 for rows in {rows}:
-    x = rng.standard_normal((rows, 64), dtype=np.float32)
+    size = {size} if rows > 0 else 16
+    x, w = (rng.standard_normal(shape, dtype=np.float32) for shape in ((abs(rows), size), (size, size)))
     y = np.array(mx.array(x) @ mx.array(w).T)
     print(rows, calls[0], calls[1], float(np.abs(y - x @ w.T).max()))
 """
@@ -109,7 +110,18 @@ def test_the_router_runs_products_of_few_rows_on_mkl_and_of_many_rows_on_openbla
     counts = [tuple(float(v) for v in line.split()) for line in run.stdout.splitlines()]
     # one-row decoding and batches up to 16 rows on MKL; encoder and prefill (a row per frame/token) on OpenBLAS
     assert [c[1:3] for c in counts] == [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2)], counts
-    assert max(c[3] for c in counts) < 1e-4, "the same products, whichever library ran them"
+    assert max(c[3] for c in counts) < 1e-3, "the same products, whichever library ran them"
+
+
+@pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
+def test_the_router_keeps_tiny_products_on_the_library_that_ran_the_product_before():
+    from mlx_qwen3asr.blas import preload_environment
+
+    # an encoder's short last window (attention of 26 rows) after its wide layers; a decode step's scores
+    run = _products([145, -26, -26, 1, -26, -1], preload_environment(chosen_library(), dict(os.environ)))
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    counts = [tuple(float(v) for v in line.split()[1:3]) for line in run.stdout.splitlines()]
+    assert counts == [(0, 1), (0, 2), (0, 3), (1, 3), (2, 3), (3, 3)], counts
 
 
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
@@ -124,7 +136,7 @@ def test_the_router_without_its_second_blas_says_so_once_and_runs_everything_on_
         "loaded; every product runs on the BLAS preloaded after the router"
     ]
     errors = [float(line.split()[3]) for line in run.stdout.splitlines()]
-    assert len(errors) == 2 and max(errors) < 1e-4, run.stdout
+    assert len(errors) == 2 and max(errors) < 1e-3, run.stdout
 
 
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
