@@ -10,6 +10,8 @@
          for each prompt variant (plain, context, language, both):
          <v>_prompt_ids, <v>_last_logits_ids + <v>_last_logits (top 512 + every 256th of the vocab),
          <v>_tokens (greedy, <= 24, EOS kept), <v>_text
+    the official thinker's rotary embedding, built from the real 0.6B config (mlx_qwen3asr/testing/)
+    -> tests/fixtures/goldens/rope_0.6b.npz: positions, inv_freq, cos, sin   (--rope-only: just this)
 
 The reference environment also has this package installed (`pip install --no-deps -e .` plus mlx[cpu]),
 for its random-checkpoint writer (mlx_qwen3asr.testing).
@@ -29,6 +31,8 @@ import torch
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
+REAL_CONFIG_DIR = ROOT / "mlx_qwen3asr/testing/qwen3-asr-0.6b"
+ROPE_POSITIONS = [0, 1, 145, 1000, 8191, 30000]  # 30000: ~40 minutes of audio tokens
 AUDIO_DIR = ROOT / "tests/fixtures/audio"
 GOLDEN_DIR = ROOT / "tests/fixtures/goldens"
 SAMPLE_RATE = 16000
@@ -230,13 +234,34 @@ def load_official(checkpoint: Path):
     return asr
 
 
+def rope_goldens() -> dict[str, np.ndarray]:
+    """The official rotary table (float32) of the real 0.6B text config at ROPE_POSITIONS."""
+    from qwen_asr.core.transformers_backend import modeling_qwen3_asr as official
+
+    config = official.Qwen3ASRConfig.from_pretrained(str(REAL_CONFIG_DIR)).thinker_config.text_config
+    rotary = official.Qwen3ASRThinkerTextRotaryEmbedding(config)
+    positions = torch.tensor([ROPE_POSITIONS])
+    cos, sin = rotary(torch.zeros(1, dtype=torch.float32), positions)
+    return {
+        "positions": positions[0].numpy().astype(np.int32),
+        "inv_freq": rotary.inv_freq.numpy(),
+        "cos": cos[0].numpy(),  # [positions, head_dim]
+        "sin": sin[0].numpy(),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--regen-audio", action="store_true", help="re-synthesize the WAVs (changes every golden)")
+    parser.add_argument("--rope-only", action="store_true", help="write only rope_0.6b.npz")
     args = parser.parse_args()
+    GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+    import_qwen_asr()
+    np.savez_compressed(GOLDEN_DIR / "rope_0.6b.npz", **rope_goldens())
+    if args.rope_only:
+        return
     torch.manual_seed(0)
     clips = ensure_audio(args.regen_audio)
-    GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         asr = load_official(write_random_checkpoint(Path(tmp) / "tiny", tiny_config(), seed=0))
         for name, wave in clips.items():

@@ -1,27 +1,43 @@
 """RoPE: the official implementation's table (float32 frequencies and angles, rotate-half), per row."""
 
+from pathlib import Path
+
 import mlx.core as mx
 import numpy as np
 
-from mlx_qwen3asr.model.rope import rotary_table, rotate_heads, token_positions
+from mlx_qwen3asr.model.rope import inverse_frequencies, rotary_table, rotate_heads, token_positions
 
 HEAD_DIM, THETA = 128, 1_000_000.0
+# The official thinker's rotary table for the real 0.6B config (scripts/make_goldens.py --rope-only)
+OFFICIAL = np.load(Path(__file__).parents[1] / "fixtures/goldens/rope_0.6b.npz")
 
 
 def official_rotation(x: np.ndarray, position: int) -> np.ndarray:
-    """The official formula for one head vector: inv_freq = 1 / theta^(2i/d) and angle = position *
-    inv_freq, each rounded to float32 as torch computes them; cos, sin and the rotation in float64."""
-    exponents = np.arange(0, HEAD_DIM, 2).astype(np.float32) / np.float32(HEAD_DIM)
-    inv_freq = (np.float32(1.0) / np.power(np.float32(THETA), exponents)).astype(np.float32)
-    angles = np.float32(position) * inv_freq
+    """The official formula for one head vector with the official inverse frequencies: angle =
+    position * inv_freq in float32 as torch computes it; cos, sin and the rotation in float64."""
+    angles = np.float32(position) * OFFICIAL["inv_freq"]
     cos, sin = np.cos(np.float64(angles)), np.sin(np.float64(angles))
     x1, x2 = np.float64(x[: HEAD_DIM // 2]), np.float64(x[HEAD_DIM // 2 :])
     return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin])
 
 
+def test_inverse_frequencies_are_the_officials_to_the_last_bit_but_one_lane():
+    """torch 2.13's float32 power is 1 ulp off the correctly rounded one on one lane of 64."""
+    ours, official = np.array(inverse_frequencies(HEAD_DIM, THETA)), OFFICIAL["inv_freq"]
+    ulps = np.abs(ours.view(np.int32) - official.view(np.int32))
+    assert ulps.max() <= 1 and (ulps > 0).sum() <= 1, f"ulps off per lane: {ulps.tolist()}"
+
+
+def test_rotary_table_matches_the_officials_far_into_a_long_prompt():
+    cos, signed_sin = rotary_table(mx.array(OFFICIAL["positions"][None]), HEAD_DIM, THETA, mx.float32)
+    half = HEAD_DIM // 2
+    np.testing.assert_allclose(np.array(cos)[0, 0, :, 0], OFFICIAL["cos"][:, :half], atol=2e-6)
+    np.testing.assert_allclose(np.array(signed_sin)[0, 0, :, 1], OFFICIAL["sin"][:, :half], atol=2e-6)
+
+
 def test_rotation_matches_the_official_formula_far_into_a_long_prompt():
     """Position 30000 is ~40 minutes of audio tokens; MLX's own fast.rope is off by ~1e-3 there."""
-    far = [0, 1, 145, 1000, 8191, 30000]
+    far = OFFICIAL["positions"].tolist()
     x = np.random.default_rng(0).standard_normal((1, len(far), 1, HEAD_DIM)).astype(np.float32)
     table = rotary_table(mx.array([far]), HEAD_DIM, THETA, mx.float32)
     # each token given its own position: L tokens at the listed positions
