@@ -35,9 +35,11 @@ print(json.dumps(preload_environment(sys.argv[1] or chosen_library() or "referen
 
 def ours_environment(root: Path, blas: str, base: dict) -> dict:
     """`base` with BLAS `blas` ("": the tree's own choice) preloaded the way the package at `root` does it."""
-    env = {**base, "PYTHONPATH": str(root)}
+    # Trees older than preload_environment() only ever preloaded one library: today's code does that the same way.
+    chooser = root if "def preload_environment" in (root / "mlx_qwen3asr" / "blas.py").read_text() else ROOT
+    env = {**base, "PYTHONPATH": str(chooser)}
     # cwd: `python -c` looks in the working directory first
-    done = subprocess.run([sys.executable, "-c", CHOOSE, blas], env=env, cwd=root, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", CHOOSE, blas], env=env, cwd=chooser, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"the package at {root} could not set up BLAS {blas or '(its choice)'}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
+    return {**json.loads(done.stdout), "PYTHONPATH": str(root)}

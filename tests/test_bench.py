@@ -180,3 +180,19 @@ def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path
     ]
     assert all(len(r) == 1 and r[0].startswith(str(tmp_path / "cache")) for r in routers), routers
     assert routers[0] != routers[1], "the older tree must run its own router, not today's"
+
+
+def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_named(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from bench_sources import ours_environment
+
+    from mlx_qwen3asr.blas import LIBRARIES, installed_library
+
+    if not installed_library("openblas"):
+        pytest.skip("needs OpenBLAS")
+    older = tmp_path / "older"
+    shutil.copytree(ROOT / "mlx_qwen3asr", older / "mlx_qwen3asr", ignore=shutil.ignore_patterns("__pycache__"))
+    (older / "mlx_qwen3asr" / "blas.py").write_text("def ensure_fast_blas():\n    pass\n")  # as before 1937723
+    env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
+    assert env["PYTHONPATH"] == str(older)
+    assert env["LD_PRELOAD"].split(":")[0] in LIBRARIES["openblas"]
