@@ -1,9 +1,10 @@
 """The CPU backend's BLAS on Linux: the fastest one installed, never the slow one silently.
 
     entry point main() -> ensure_fast_blas()
-        not Linux, or a known BLAS already preloaded (a user's choice)   -> nothing to do
-        the first of PREFERENCE installed, not tried yet                  -> re-execute this same command
-                                                                             with it in LD_PRELOAD
+        not Linux, or a known BLAS already preloaded (a user's choice),
+        or the one MLX_QWEN3ASR_BLAS names                                -> nothing to do
+        MLX_QWEN3ASR_BLAS=name, else the first of PREFERENCE installed    -> re-execute this same command
+                                                                             with it in LD_PRELOAD (once)
         otherwise                                                         -> one warning with the fix
     scripts/env.sh (run.sh, test.sh) -> `python mlx_qwen3asr/blas.py` -> the same choice as shell exports
 
@@ -47,6 +48,7 @@ ROUTER_WIDE_VARIABLE = "MLX_QWEN3ASR_WIDE_BLAS"  # the router's wide library
 LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its threading at run time
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
+CHOICE_VARIABLE = "MLX_QWEN3ASR_BLAS"  # the user's choice, a name in PREFERENCE or LIBRARIES (e.g. "mkl")
 SHOW_FLAG = "MLX_QWEN3ASR_SHOW_BLAS"  # "1": print the BLAS in use to stderr (tests, diagnosis)
 SLOW_BLAS_WARNING = (
     "warning: MLX is using its slow reference BLAS (about 5x slower on the CPU): install "
@@ -157,8 +159,17 @@ def missing_help(name: str) -> str:
 
 
 def chosen_library() -> str:
-    """The name of the BLAS this machine should use (the first of PREFERENCE installed), or ""."""
-    return next((name for name in PREFERENCE if installed_library(name)), "")
+    """The name of the BLAS this machine should use: the user's CHOICE_VARIABLE, else the first of
+    PREFERENCE installed, or "" when none is."""
+    wanted = os.environ.get(CHOICE_VARIABLE, "")
+    if not wanted:
+        return next((name for name in PREFERENCE if installed_library(name)), "")
+    names = list(dict.fromkeys([*PREFERENCE, *LIBRARIES]))
+    if wanted not in names:
+        raise SystemExit(f"{CHOICE_VARIABLE}={wanted!r} is no BLAS this knows: use one of {', '.join(names)}")
+    if not installed_library(wanted):
+        raise SystemExit(f"{CHOICE_VARIABLE}={wanted} is not available here ({missing_help(wanted)}): unset it")
+    return wanted
 
 
 @cache
@@ -210,15 +221,16 @@ def ensure_fast_blas() -> None:
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":
         print(f"blas: {in_use or 'reference'}", file=sys.stderr)
-    if known_library(in_use):
-        return
     name = chosen_library()
+    if known_library(in_use) and (known_library(in_use) == name or not os.environ.get(CHOICE_VARIABLE)):
+        return  # the one asked for, or one the user preloaded
     if name and not os.environ.get(REEXEC_FLAG):
         env = {**preload_environment(name, dict(os.environ)), REEXEC_FLAG: "1"}
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, sys.orig_argv, env)
-    print(SLOW_BLAS_WARNING, file=sys.stderr)
+    if not known_library(in_use):
+        print(SLOW_BLAS_WARNING, file=sys.stderr)
 
 
 def shell_exports() -> str:

@@ -146,3 +146,21 @@ def test_without_a_c_compiler_the_choice_falls_back_to_mkl_alone(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.split() == ["mkl"], done.stderr
     assert list(tmp_path.iterdir()) == [], "nothing half-built left behind"
+
+
+@pytest.mark.skipif(not LINUX, reason="the choice of a preloaded BLAS is Linux's")
+def test_a_user_names_the_blas_and_an_entry_point_restarts_on_it_even_over_another_preloaded():
+    if not installed_library("mkl") or not installed_library("openblas"):
+        pytest.skip("needs MKL and OpenBLAS")
+    run = _run("mlx_qwen3asr", MLX_QWEN3ASR_BLAS="mkl", LD_PRELOAD=installed_library("openblas"))
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.splitlines() == [f"blas: {installed_library('openblas')}", f"blas: {installed_library('mkl')}"]
+
+
+@pytest.mark.skipif(not LINUX, reason="the choice of a preloaded BLAS is Linux's")
+def test_a_blas_name_that_is_not_one_says_which_names_are():
+    run = _run("mlx_qwen3asr", MLX_QWEN3ASR_BLAS="atlas")
+    assert run.returncode != 0
+    assert run.stderr.splitlines()[-1] == (
+        "MLX_QWEN3ASR_BLAS='atlas' is no BLAS this knows: use one of mkl+openblas, mkl, openblas, blis"
+    )
