@@ -30,10 +30,11 @@ def token_positions(offset: int | mx.array, length: int) -> mx.array:
 @cache
 def inverse_frequencies(head_dim: int, theta: float) -> mx.array:
     """1 / theta^(2i / head_dim) in float32 as torch computes it: the power rounded to float32, then a
-    float32 reciprocal. The power is computed here on the host, correctly rounded, so that it is the
-    same on every backend and MLX release (MLX's own changed by an ulp between 0.31 and 0.32, and on
-    Metal it is a fast approximation); torch 2.13's equals it on 63 of the 0.6B's 64 lanes, 1 ulp off
-    on the other (a rotation off by ~1e-6 at position 30000)."""
+    float32 reciprocal. The power is computed here on the host in float64, so that it is the same on
+    every backend and CPU (a float32 power's last bit depends on the SIMD code a CPU runs: numpy's is
+    up to 2 ulp off torch's on an AVX-512 machine, and Metal's is a fast approximation); torch 2.13's
+    equals it on 63 of the 0.6B's 64 lanes, 1 ulp off on the other (a rotation off by ~1e-6 at
+    position 30000)."""
     exponents = (np.arange(0, head_dim, 2).astype(np.float32) / np.float32(head_dim)).astype(np.float64)
     powers = np.power(np.float64(theta), exponents).astype(np.float32)
     return mx.array(np.float32(1.0) / powers)
