@@ -161,16 +161,22 @@ def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_bu
     not sys.platform.startswith("linux") or not shutil.which(os.environ.get("CC", "cc")),
     reason="the router is built on Linux with a C compiler",
 )
+def _older_tree(tmp_path: Path, needs: str) -> Path:
+    """A copy of today's package under tmp_path, for a test of BLAS `needs` (skipped without it)."""
+    from mlx_qwen3asr.blas import installed_library
+
+    if not installed_library(needs):
+        pytest.skip(f"needs {needs}")
+    older = tmp_path / "older"
+    shutil.copytree(ROOT / "mlx_qwen3asr", older / "mlx_qwen3asr", ignore=shutil.ignore_patterns("__pycache__"))
+    return older
+
+
 def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     from bench_sources import ours_environment
 
-    from mlx_qwen3asr.blas import installed_library
-
-    if not installed_library("mkl+openblas"):
-        pytest.skip("needs MKL and OpenBLAS")
-    older = tmp_path / "older"
-    shutil.copytree(ROOT / "mlx_qwen3asr", older / "mlx_qwen3asr", ignore=shutil.ignore_patterns("__pycache__"))
+    older = _older_tree(tmp_path, "mkl+openblas")
     with open(older / "mlx_qwen3asr" / "blas_router.c", "a") as source:
         source.write("/* an older router */\n")
     base = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
@@ -186,12 +192,9 @@ def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_na
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     from bench_sources import ours_environment
 
-    from mlx_qwen3asr.blas import LIBRARIES, installed_library
+    from mlx_qwen3asr.blas import LIBRARIES
 
-    if not installed_library("openblas"):
-        pytest.skip("needs OpenBLAS")
-    older = tmp_path / "older"
-    shutil.copytree(ROOT / "mlx_qwen3asr", older / "mlx_qwen3asr", ignore=shutil.ignore_patterns("__pycache__"))
+    older = _older_tree(tmp_path, "openblas")
     (older / "mlx_qwen3asr" / "blas.py").write_text("def ensure_fast_blas():\n    pass\n")  # as before 1937723
     env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
     assert env["PYTHONPATH"] == str(older)
