@@ -221,9 +221,9 @@ def ensure_fast_blas() -> None:
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":
         print(f"blas: {in_use or 'reference'}", file=sys.stderr)
-    name = chosen_library()
-    if known_library(in_use) and (known_library(in_use) == name or not os.environ.get(CHOICE_VARIABLE)):
+    if known_library(in_use) and known_library(in_use) == (os.environ.get(CHOICE_VARIABLE) or known_library(in_use)):
         return  # the one asked for, or one the user preloaded
+    name = chosen_library()
     if name and not os.environ.get(REEXEC_FLAG):
         env = {**preload_environment(name, dict(os.environ)), REEXEC_FLAG: "1"}
         sys.stdout.flush()
