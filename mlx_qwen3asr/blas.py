@@ -221,15 +221,16 @@ def ensure_fast_blas() -> None:
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":
         print(f"blas: {in_use or 'reference'}", file=sys.stderr)
-    if known_library(in_use) and known_library(in_use) == (os.environ.get(CHOICE_VARIABLE) or known_library(in_use)):
-        return  # the one asked for, or one the user preloaded
+    preloaded = known_library(in_use)
+    if preloaded and os.environ.get(CHOICE_VARIABLE, "") in ("", preloaded):
+        return  # one the user preloaded, or the one asked for
     name = chosen_library()
     if name and not os.environ.get(REEXEC_FLAG):
         env = {**preload_environment(name, dict(os.environ)), REEXEC_FLAG: "1"}
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, sys.orig_argv, env)
-    if not known_library(in_use):
+    if not preloaded:
         print(SLOW_BLAS_WARNING, file=sys.stderr)
 
 

@@ -157,10 +157,6 @@ def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_bu
     assert "ours:reference / ours" in done.stdout and "peak RSS" in done.stdout, done.stdout[-3000:]
 
 
-@pytest.mark.skipif(
-    not sys.platform.startswith("linux") or not shutil.which(os.environ.get("CC", "cc")),
-    reason="the router is built on Linux with a C compiler",
-)
 def _older_tree(tmp_path: Path, needs: str) -> Path:
     """A copy of today's package under tmp_path, for a test of BLAS `needs` (skipped without it)."""
     from mlx_qwen3asr.blas import installed_library
@@ -172,6 +168,10 @@ def _older_tree(tmp_path: Path, needs: str) -> Path:
     return older
 
 
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not shutil.which(os.environ.get("CC", "cc")),
+    reason="the router is built on Linux with a C compiler",
+)
 def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     from bench_sources import ours_environment
