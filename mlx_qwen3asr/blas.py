@@ -102,14 +102,23 @@ def known_library(path: str) -> str:
 @cache  # the preloaded library cannot change while the process runs
 def _thread_functions() -> tuple:
     """(set, get) of the preloaded BLAS's thread count, or (None, None) (reference BLAS, macOS). Behind
-    the router: the narrow library's, which runs the one-row products that step.py splits."""
-    name = known_library(global_cblas()).split("+")[0]
+    the router: set both libraries' counts, get the narrow one's."""
+    name = known_library(global_cblas())
     if not name:
         return None, None
     process = ctypes.CDLL(None)  # a preloaded library's symbols come first in the global scope
-    setter, getter = (getattr(process, symbol) for symbol in THREAD_FUNCTIONS[name])
+    setter, getter = (getattr(process, symbol) for symbol in THREAD_FUNCTIONS[name.split("+")[0]])
     setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
-    return setter, getter
+    if "+" not in name:
+        return setter, getter
+    set_wide = process.mlx_qwen3asr_wide_threads  # blas_router.c
+    set_wide.argtypes, set_wide.restype = [ctypes.c_int], ctypes.c_int
+
+    def set_both(n: int) -> None:
+        setter(n)
+        set_wide(n)
+
+    return set_both, getter
 
 
 def thread_count() -> int:

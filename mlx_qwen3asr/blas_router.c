@@ -22,6 +22,7 @@
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
                          float *, int);
 static sgemm_fn narrow, wide;
+static void *wide_library;
 static int ready, last_wide;
 long mlx_qwen3asr_blas_calls[2]; /* products run by the narrow and the wide library (tests read them) */
 
@@ -31,8 +32,8 @@ static void find_libraries(void) {
     narrow = (sgemm_fn)dlsym(RTLD_NEXT, "cblas_sgemm");
     const char *path = getenv("MLX_QWEN3ASR_WIDE_BLAS");
     /* DEEPBIND: the wide library's calls to its own functions must not resolve to MKL's of the same names */
-    void *library = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) : NULL;
-    wide = library ? (sgemm_fn)dlsym(library, "cblas_sgemm") : NULL;
+    wide_library = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND) : NULL;
+    wide = wide_library ? (sgemm_fn)dlsym(wide_library, "cblas_sgemm") : NULL;
     if (!wide)
         fprintf(stderr, "warning: mlx_qwen3asr BLAS router: MLX_QWEN3ASR_WIDE_BLAS=%s could not be loaded; "
                         "every product runs on the BLAS preloaded after the router\n", path ? path : "");
@@ -55,4 +56,16 @@ void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float
     __atomic_store_n(&last_wide, is_wide, __ATOMIC_RELAXED);
     __atomic_fetch_add(&mlx_qwen3asr_blas_calls[is_wide], 1, __ATOMIC_RELAXED);
     (is_wide ? wide : narrow)(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* Sets the wide library's thread count (blas.threads sets the narrow one's beside it; n < 1 only asks) and
+ * returns the count before, or 0 when it has no OpenBLAS thread functions. */
+int mlx_qwen3asr_wide_threads(int n) {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) find_libraries();
+    void (*set)(int) = wide_library ? (void (*)(int))dlsym(wide_library, "openblas_set_num_threads") : NULL;
+    int (*get)(void) = wide_library ? (int (*)(void))dlsym(wide_library, "openblas_get_num_threads") : NULL;
+    if (!set || !get) return 0;
+    int before = get();
+    if (n > 0) set(n);
+    return before;
 }

@@ -11,7 +11,6 @@ after each of them.
 """
 
 from collections.abc import Iterator, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal, Optional
 
@@ -19,6 +18,7 @@ import mlx.core as mx
 
 from .model.cache import KVCache, batch_cache
 from .model.model import Qwen3ASR
+from .model.streams import side_stream, two_streams
 from .options import token_budget  # noqa: F401  (its old home)
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
@@ -138,30 +138,35 @@ def decode_steps(
     rows = [b for b, r in enumerate(rules) if not r.done]
     if not rows:
         return
+    with two_streams():  # on the CPU: every forward pass below in halves on two streams (streams.py)
+        yield from _steps(model, embeddings, caches, rules, rows)
+
+
+def _steps(
+    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules], rows
+) -> Iterator[list[int]]:
     firsts = []
     for b in rows:
         firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
         mx.async_eval(firsts[-1])
     cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
     y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
-    one_row = len(rows) == 1  # a one-row step is the compiled DecodeStep
-    with model.decode_step().blas_share(y) if one_row else nullcontext():
-        while True:
-            wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
-            if wants_more:  # schedule the next step before reading this one's tokens on the host
-                next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
-                mx.async_eval(next_y)
-            tokens = y.tolist()
-            keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
-            yield tokens
-            if not wants_more or not keep:
-                return
-            if len(keep) < len(rows):  # finished rows leave the batch
-                kept = mx.array(keep)
-                for layer in cache:
-                    layer.filter(kept)
-                rows, next_y = [rows[i] for i in keep], next_y[kept]
-            y = next_y
+    while True:
+        wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
+        if wants_more:  # schedule the next step before reading this one's tokens on the host
+            next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
+            mx.async_eval(next_y)
+        tokens = y.tolist()
+        keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
+        yield tokens
+        if not wants_more or not keep:
+            return
+        if len(keep) < len(rows):  # finished rows leave the batch
+            kept = mx.array(keep)
+            for layer in cache:
+                layer.filter(kept)
+            rows, next_y = [rows[i] for i in keep], next_y[kept]
+        y = next_y
 
 
 def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
@@ -172,5 +177,8 @@ def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_tok
 def choices(model: Qwen3ASR, embeddings: mx.array, cache: Optional[list[KVCache]], last: int) -> mx.array:
     """One forward pass over embeddings [1, L, hidden]: logits [last, vocab] at its last `last` positions
     (the model's next-token choice after each of them)."""
-    hidden = model.model(embeddings, cache)
-    return model.logits(hidden[0, -last:])
+    with two_streams():
+        hidden = model.model(embeddings, cache)
+        logits = model.logits(hidden[0, -last:], side_stream())
+        mx.eval(logits)
+    return logits

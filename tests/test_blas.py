@@ -1,6 +1,7 @@
 """The command lines never run on MLX's slow reference BLAS silently (Linux CPU backend): they restart
 themselves with the preferred BLAS installed (MKL on x86-64, else OpenBLAS), or say how to get one."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -79,6 +80,19 @@ def test_threads_sets_the_preloaded_blas_count_for_a_block_and_restores_it():
 
 
 ROUTED = LINUX and INSTALLED is not None and "+" in chosen_library()
+
+
+@pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
+def test_threads_behind_the_router_sets_both_libraries_counts():
+    """Two CPU streams (model/streams.py) need one thread per stream in the library of many rows too."""
+    from mlx_qwen3asr import blas
+
+    assert "+" in blas.known_library(blas.global_cblas()), "scripts/test.sh preloads the router here"
+    wide_threads = ctypes.CDLL(None).mlx_qwen3asr_wide_threads  # n < 1 only asks
+    with blas.threads(2):
+        with blas.threads(1):
+            assert (blas.thread_count(), wide_threads(0)) == (1, 1)
+        assert (blas.thread_count(), wide_threads(0)) == (2, 2), "both counts come back"
 
 
 def _products(rows: list[int], env: dict, size: int = 1024) -> subprocess.CompletedProcess:

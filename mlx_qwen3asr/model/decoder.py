@@ -18,6 +18,7 @@ from .attention import attention
 from .cache import BatchKVCache, KVCache
 from .config import TextArgs
 from .rope import rotary_table, rotate_heads, token_positions
+from .streams import halves, linear_halves, linear_part, on, side_stream, splits
 
 
 class Attention(nn.Module):
@@ -34,15 +35,51 @@ class Attention(nn.Module):
         self.q_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
         self.k_norm = nn.RMSNorm(self.head_dim, eps=args.rms_norm_eps)
 
-    def __call__(self, x: mx.array, mask, cache: Optional[KVCache | BatchKVCache], rotary: tuple) -> mx.array:
+    def heads(self, x: mx.array, rotary: tuple, part: int = 0, parts: int = 1) -> tuple:
+        """q, k, v of heads part/parts (all heads when parts == 1): [B, heads / parts, L, head_dim] each,
+        q and k normed and rotated."""
         B, L, _ = x.shape
-        q = rotate_heads(self.q_norm(self.q_proj(x).reshape(B, L, self.n_heads, -1)), *rotary)
-        k = rotate_heads(self.k_norm(self.k_proj(x).reshape(B, L, self.n_kv_heads, -1)), *rotary)
-        v = self.v_proj(x).reshape(B, L, self.n_kv_heads, -1).transpose(0, 2, 1, 3)
+        q = linear_part(self.q_proj, x, part, parts).reshape(B, L, self.n_heads // parts, -1)
+        k = linear_part(self.k_proj, x, part, parts).reshape(B, L, self.n_kv_heads // parts, -1)
+        v = linear_part(self.v_proj, x, part, parts).reshape(B, L, self.n_kv_heads // parts, -1)
+        return rotate_heads(self.q_norm(q), *rotary), rotate_heads(self.k_norm(k), *rotary), v.transpose(0, 2, 1, 3)
+
+    def project(self, x: mx.array, rotary: tuple, side: Optional[mx.Stream]) -> tuple[list, mx.array, mx.array]:
+        """Queries per stream ([B, heads / streams, L, head_dim] each) and every head's new keys and
+        values; with a side stream, each half of the heads on its own stream."""
+        if side is None or not splits(self.q_proj, self.k_proj, self.v_proj):
+            q, k, v = self.heads(x, rotary)
+            return [q], k, v
+        parts = [self.heads(x, rotary, 0, 2), on(side, self.heads, x, rotary, 1, 2)]
+        k, v = (mx.concatenate([part[i] for part in parts], axis=1) for i in (1, 2))  # the cache takes all
+        return [part[0] for part in parts], k, v
+
+    def attend(self, queries: list, k: mx.array, v: mx.array, mask, side: Optional[mx.Stream]) -> mx.array:
+        """Each stream's queries over its heads' keys and values (k/v [B, kv_heads, S, head_dim]),
+        joined: [B, heads, L, head_dim]."""
+        kv_heads = k.shape[1] // len(queries)
+
+        def one_part(part: int, parts: int) -> mx.array:
+            heads = slice(part * kv_heads, (part + 1) * kv_heads)
+            keys, values = (k, v) if parts == 1 else (k[:, heads], v[:, heads])
+            return attention(queries[part], keys, values, self.scale, mask)
+
+        return halves(one_part, side if len(queries) > 1 else None, axis=1)
+
+    def __call__(
+        self,
+        x: mx.array,
+        mask,
+        cache: Optional[KVCache | BatchKVCache],
+        rotary: tuple,
+        side: Optional[mx.Stream] = None,
+    ) -> mx.array:
+        B, L, _ = x.shape
+        queries, k, v = self.project(x, rotary, side)
         if cache is not None:
             k, v = cache.update_and_fetch(k, v)
-        out = attention(q, k, v, self.scale, mask)
-        return self.o_proj(out.transpose(0, 2, 1, 3).reshape(B, L, -1))
+        out = self.attend(queries, k, v, mask, side)
+        return linear_halves(self.o_proj, out.transpose(0, 2, 1, 3).reshape(B, L, -1), side)
 
 
 class MLP(nn.Module):
@@ -52,8 +89,13 @@ class MLP(nn.Module):
         self.up_proj = nn.Linear(dim, hidden_dim, bias=False)
         self.down_proj = nn.Linear(hidden_dim, dim, bias=False)
 
-    def __call__(self, x: mx.array) -> mx.array:
-        return self.down_proj(swiglu(self.gate_proj(x), self.up_proj(x)))
+    def __call__(self, x: mx.array, side: Optional[mx.Stream] = None) -> mx.array:
+        side = side if splits(self.gate_proj, self.up_proj) else None
+
+        def gated(part: int, parts: int) -> mx.array:
+            return swiglu(linear_part(self.gate_proj, x, part, parts), linear_part(self.up_proj, x, part, parts))
+
+        return linear_halves(self.down_proj, halves(gated, side), side)
 
 
 class DecoderLayer(nn.Module):
@@ -64,9 +106,11 @@ class DecoderLayer(nn.Module):
         self.input_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
         self.post_attention_layernorm = nn.RMSNorm(args.hidden_size, eps=args.rms_norm_eps)
 
-    def __call__(self, x: mx.array, mask, cache: Optional[KVCache], rotary: tuple) -> mx.array:
-        x = x + self.self_attn(self.input_layernorm(x), mask, cache, rotary)
-        return x + self.mlp(self.post_attention_layernorm(x))
+    def __call__(
+        self, x: mx.array, mask, cache: Optional[KVCache], rotary: tuple, side: Optional[mx.Stream] = None
+    ) -> mx.array:
+        x = x + self.self_attn(self.input_layernorm(x), mask, cache, rotary, side)
+        return x + self.mlp(self.post_attention_layernorm(x), side)
 
 
 class TextModel(nn.Module):
@@ -88,7 +132,7 @@ class TextModel(nn.Module):
         # the cache's offset: an int, or an array [B] of per-row offsets for a BatchKVCache
         rotary = self.rotary(token_positions(cache[0].offset if cache else 0, length), embeddings.dtype)
         cache = cache or [None] * len(self.layers)
-        x = embeddings
+        x, side = embeddings, side_stream()  # inside streams.two_streams(): each layer in two halves
         for layer, layer_cache in zip(self.layers, cache):
-            x = layer(x, mask, layer_cache, rotary)
+            x = layer(x, mask, layer_cache, rotary, side)
         return self.norm(x)

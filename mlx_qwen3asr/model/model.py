@@ -20,6 +20,7 @@ from .config import ModelArgs
 from .decoder import TextModel
 from .encoder import AudioEncoder
 from .step import DecodeStep
+from .streams import halves, linear_halves, row_part, side_stream
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -62,10 +63,15 @@ class Qwen3ASR(nn.Module):
         spliced = audio_features.astype(embeddings.dtype)[feature_index]
         return mx.where(is_audio[:, None], spliced, embeddings)[None]
 
-    def logits(self, hidden: mx.array) -> mx.array:
-        if self.args.text.tie_word_embeddings:
-            return self.model.embed_tokens.as_linear(hidden)
-        return self.lm_head(hidden)
+    def logits(self, hidden: mx.array, side: Optional[mx.Stream] = None) -> mx.array:
+        """Hidden states -> logits; with a side stream (streams.py), the vocabulary in halves across
+        the two streams."""
+        if not self.args.text.tie_word_embeddings:
+            return linear_halves(self.lm_head, hidden, side)
+        embedding = self.model.embed_tokens
+        if side is None or type(embedding) is not nn.Embedding:  # a quantized embedding: one product
+            return embedding.as_linear(hidden)
+        return halves(lambda part, parts: hidden @ row_part(embedding.weight, part, parts).T, side)
 
     def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True) -> mx.array:
         """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default).
@@ -73,7 +79,7 @@ class Qwen3ASR(nn.Module):
         if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):
             return self.decode_step()(embeddings, cache)
         hidden = self.model(embeddings, cache)
-        return self.logits(hidden[:, -1:] if last_only else hidden)
+        return self.logits(hidden[:, -1:] if last_only else hidden, side_stream())
 
     def decode_step(self) -> DecodeStep:
         """The compiled one-row decode step (made on first use)."""

@@ -4,8 +4,9 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.model import encoder
+from mlx_qwen3asr.model import encoder, streams
 from mlx_qwen3asr.model.encoder import n_audio_tokens, windowed_attention
+from mlx_qwen3asr.model.streams import side_stream, two_streams
 
 
 @pytest.mark.parametrize(
@@ -69,3 +70,25 @@ def test_batched_windows_equal_attention_with_a_block_diagonal_mask():
     )
     reference = reference.transpose(0, 2, 1, 3).reshape(n, dim)
     np.testing.assert_allclose(np.array(windowed_attention(q, k, v, heads, window)), np.array(reference), atol=1e-5)
+
+
+def test_the_encoder_in_halves_on_two_streams_gives_the_features_of_one_stream(tiny_model, monkeypatch):
+    """Heads, feed-forward features and the conv stem's chunks in halves (streams.py): the same
+    products cut by output rows or by chunks, so float32 round-off at most."""
+    mels = [mx.random.normal((frames, 128), key=mx.random.key(frames)) for frames in (1250, 337)]
+    sides = []
+
+    def halves(work, side, axis=-1):
+        sides.append(side is not None)
+        return streams.halves(work, side, axis)
+
+    monkeypatch.setattr(encoder, "halves", halves)
+    with two_streams(False):
+        single = [np.array(x) for x in tiny_model.audio_tower.encode_many(mels)]
+    assert sides and not any(sides), "two_streams(False) around the call keeps it on one stream"
+    sides.clear()
+    split = [np.array(x) for x in tiny_model.audio_tower.encode_many(mels)]  # its own two_streams()
+    assert sides and all(sides), "the encoder's own block splits every layer (the test machine has 2+ cores)"
+    for one, two in zip(single, split):
+        np.testing.assert_allclose(two, one, rtol=0, atol=1e-5 * np.abs(one).max())
+    assert side_stream() is None, "the block ends with the call"

@@ -1,5 +1,5 @@
 """The compiled decode step (model/step.py) gives exactly the tokens and logits of the plain step, its
-products on one CPU stream or two."""
+work on one CPU stream or two."""
 
 import threading
 
@@ -12,6 +12,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr import blas
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model.step import DecodeStep
+from mlx_qwen3asr.model.streams import side_stream, two_streams
 
 
 def plain_tokens(model, embeddings, cache, n):
@@ -72,13 +73,15 @@ def split_and_single_logits(model, n):
     embeddings = model.embed(mx.array(np.random.default_rng(3).integers(0, 151000, size=250)))
     out = []
     for split in (True, False):
-        step, cache = DecodeStep(model, split=split), model.make_cache()
-        y = mx.argmax(model(embeddings, cache)[:, -1], axis=-1)
-        logits = []
-        for _ in range(n):  # 250 + n > 256 slots: the storage grows on the way
-            logits.append(step(model.model.embed_tokens(y)[None], cache))
-            y = mx.argmax(logits[-1][:, -1], axis=-1)
-        out.append(np.array(mx.concatenate(logits, axis=1)))
+        step, cache = DecodeStep(model), model.make_cache()
+        with two_streams(split):
+            assert (side_stream() is not None) == split, "the test machine has 2+ cores and runs MLX on the CPU"
+            y = mx.argmax(model(embeddings, cache)[:, -1], axis=-1)
+            logits = []
+            for _ in range(n):  # 250 + n > 256 slots: the storage grows on the way
+                logits.append(step(model.model.embed_tokens(y)[None], cache))
+                y = mx.argmax(logits[-1][:, -1], axis=-1)
+            out.append(np.array(mx.concatenate(logits, axis=1)))
     return out
 
 
@@ -108,14 +111,15 @@ def test_a_one_row_decode_shares_the_blas_threads_between_the_streams_and_gives_
 
 def test_a_step_made_on_one_thread_runs_on_another(tiny_model):
     """The app builds the model on the main thread and decodes on a worker (MLX streams are per thread)."""
-    step = DecodeStep(tiny_model, split=True)
+    step = DecodeStep(tiny_model)
     embeddings = tiny_model.embed(mx.array(np.random.default_rng(5).integers(0, 151000, size=20)))
     logits = {}
 
     def run(name):
         cache = tiny_model.make_cache()
-        tiny_model(embeddings, cache)
-        logits[name] = np.array(step(embeddings[:, -1:], cache))
+        with two_streams():  # each thread its own side stream
+            tiny_model(embeddings, cache)
+            logits[name] = np.array(step(embeddings[:, -1:], cache))
 
     run("main")
     worker = threading.Thread(target=run, args=("worker",))
