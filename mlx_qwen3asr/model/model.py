@@ -78,8 +78,7 @@ class Qwen3ASR(nn.Module):
         One token on a one-row cache runs as a compiled step (model/step.py)."""
         if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):
             return self.decode_step()(embeddings, cache)
-        hidden = self.model(embeddings, cache)
-        return self.logits(hidden[:, -1:] if last_only else hidden, side_stream())
+        return self.logits(self.model(embeddings, cache, last_only), side_stream())
 
     def decode_step(self) -> DecodeStep:
         """The compiled one-row decode step (made on first use)."""
