@@ -17,8 +17,8 @@ faster (docs/performance.md has the measurements). A process has one global cbla
 router (blas_router.c, compiled here once per version into the user's cache; it needs a C compiler)
 takes that place and hands each product to one of them by its row count. Without a compiler: MKL.
 
-`threads(n)` sets the preloaded BLAS's thread count for a while (the one-row decode runs its products
-on two CPU streams, each with its share of the threads: model/step.py).
+`threads(n)` sets the preloaded BLAS's thread count for a while, behind the router both libraries'
+(on the CPU the layers run on two streams, each with its share of the threads: model/streams.py).
 """
 
 import ctypes
