@@ -18,7 +18,7 @@ import mlx.core as mx
 
 from .model.cache import KVCache, batch_cache
 from .model.model import Qwen3ASR
-from .model.streams import side_stream, two_streams
+from .model.streams import evaluated_on_two_streams, side_stream, two_streams
 from .options import token_budget  # noqa: F401  (its old home)
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
@@ -139,34 +139,28 @@ def decode_steps(
     if not rows:
         return
     with two_streams():  # on the CPU: every forward pass below in halves on two streams (streams.py)
-        yield from _steps(model, embeddings, caches, rules, rows)
-
-
-def _steps(
-    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules], rows
-) -> Iterator[list[int]]:
-    firsts = []
-    for b in rows:
-        firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
-        mx.async_eval(firsts[-1])
-    cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
-    y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
-    while True:
-        wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
-        if wants_more:  # schedule the next step before reading this one's tokens on the host
-            next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
-            mx.async_eval(next_y)
-        tokens = y.tolist()
-        keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
-        yield tokens
-        if not wants_more or not keep:
-            return
-        if len(keep) < len(rows):  # finished rows leave the batch
-            kept = mx.array(keep)
-            for layer in cache:
-                layer.filter(kept)
-            rows, next_y = [rows[i] for i in keep], next_y[kept]
-        y = next_y
+        firsts = []
+        for b in rows:
+            firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
+            mx.async_eval(firsts[-1])
+        cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
+        y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
+        while True:
+            wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
+            if wants_more:  # schedule the next step before reading this one's tokens on the host
+                next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
+                mx.async_eval(next_y)
+            tokens = y.tolist()
+            keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
+            yield tokens
+            if not wants_more or not keep:
+                return
+            if len(keep) < len(rows):  # finished rows leave the batch
+                kept = mx.array(keep)
+                for layer in cache:
+                    layer.filter(kept)
+                rows, next_y = [rows[i] for i in keep], next_y[kept]
+            y = next_y
 
 
 def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
@@ -174,11 +168,8 @@ def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_tok
     return decode(model, embeddings, model.make_cache(), StopRules(eos_token_ids, max_new_tokens))
 
 
+@evaluated_on_two_streams
 def choices(model: Qwen3ASR, embeddings: mx.array, cache: Optional[list[KVCache]], last: int) -> mx.array:
     """One forward pass over embeddings [1, L, hidden]: logits [last, vocab] at its last `last` positions
     (the model's next-token choice after each of them)."""
-    with two_streams():
-        hidden = model.model(embeddings, cache)
-        logits = model.logits(hidden[0, -last:], side_stream())
-        mx.eval(logits)
-    return logits
+    return model.logits(model.model(embeddings, cache)[0, -last:], side_stream())

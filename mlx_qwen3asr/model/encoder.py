@@ -23,7 +23,7 @@ import numpy as np
 from .activations import gelu
 from .attention import attention
 from .config import AudioArgs, conv_stem_length
-from .streams import halves, linear_halves, linear_part, side_stream, splits, two_streams
+from .streams import evaluated_on_two_streams, halves, linear_halves, linear_part, side_stream, splits
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
 # at the 0.6B size in float32 (conv2's im2col alone 14 MB): unbatched, a 20-minute file would need
@@ -184,18 +184,13 @@ class AudioEncoder(nn.Module):
                 mx.eval(parts[-1])
         return mx.concatenate(parts) if len(parts) > 1 else parts[0]
 
+    @evaluated_on_two_streams  # on the CPU: in halves on two streams (streams.py)
     def embed_chunks_of(self, mels: list[mx.array]) -> list[mx.array]:
         """Conv stem + chunk positions for several clips: [frames_i, mels] -> [n_tokens_i, d_model].
 
         Each clip is chunked by its own rule (its partial last chunk padded only if it has others);
         chunks of equal width from all clips then go through the stem together.
         """
-        with two_streams():  # on the CPU: in halves on two streams, evaluated here (streams.py)
-            tokens = self._embed_chunks_of(mels)
-            mx.eval(tokens)
-        return tokens
-
-    def _embed_chunks_of(self, mels: list[mx.array]) -> list[mx.array]:
         chunked = [self._chunks(mel) for mel in mels]
         by_width: dict[int, list[int]] = {}
         for i, chunks in enumerate(chunked):
@@ -219,15 +214,10 @@ class AudioEncoder(nn.Module):
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
         return self.encode_many([mel])[0]
 
+    @evaluated_on_two_streams
     def encode_many(self, mels: list[mx.array]) -> list[mx.array]:
         """Several clips in one pass: [frames_i, n_mels] -> [n_audio_tokens_i, output_dim], each exactly
         as if encoded alone (windows never cross clips; per-token layers do not care about order)."""
-        with two_streams():  # on the CPU: in halves on two streams, evaluated here (streams.py)
-            out = self._encode_many(mels)
-            mx.eval(out)
-        return out
-
-    def _encode_many(self, mels: list[mx.array]) -> list[mx.array]:
         tokens = self.embed_chunks_of([mel.astype(self.conv_out.weight.dtype) for mel in mels])
         lengths = [x.shape[0] for x in tokens]
         order, groups = window_plan(lengths, self.args.attention_window)
@@ -241,14 +231,11 @@ class AudioEncoder(nn.Module):
         bounds = np.cumsum(lengths)[:-1].tolist()
         return mx.split(x, bounds)
 
+    @evaluated_on_two_streams
     def encode_tokens(self, x: mx.array, windows: Optional[WindowGroups] = None) -> mx.array:
         """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim].
         `windows`: default, consecutive windows of one clip."""
-        windows = windows or clip_windows(x.shape[0], self.args.attention_window)
-        with two_streams():  # on the CPU: each layer in halves on two streams, evaluated here (streams.py)
-            side = side_stream()
-            for layer in self.layers:
-                x = layer(x, windows, side)
-            x = feed_forward(self.proj1, self.proj2, self.ln_post(x), side)
-            mx.eval(x)
-        return x
+        windows, side = windows or clip_windows(x.shape[0], self.args.attention_window), side_stream()
+        for layer in self.layers:
+            x = layer(x, windows, side)
+        return feed_forward(self.proj1, self.proj2, self.ln_post(x), side)

@@ -19,9 +19,9 @@ compiled function replays its graph, not the Python side effects of KVCache.upda
 Qwen3ASR.__call__ sends every one-token step on a one-row cache here; prompts and batches go the
 plain way.
 
-Inside streams.two_streams() (decoding on the CPU) the step's work runs in halves on two CPU streams,
-as every layer's does there: each half of the heads' q/k/v, norms, RoPE and attention, then o_proj,
-the MLP and the LM head by halves of their output rows. Why for the step: a one-row product is bound
+Inside streams.two_streams() (decoding on the CPU) the step's work runs on two CPU streams: q beside
+k and v, gate beside up (a one-token layer's split, decoder.py), then o_proj, down_proj and the LM
+head by halves of their output rows. Why for the step: a one-row product is bound
 by how fast one core streams weights (~2.4 GB per token for the 0.6B model). On the 2-core x86
 machine we measure on, one thread reads ~15 GB/s, a BLAS running one product on two threads no more,
 two products side by side ~21 GB/s. The logits are bit-identical to one stream's.
@@ -70,7 +70,7 @@ class DecodeStep:
         """This thread's compiled step, on one stream or with `side`: an MLX stream belongs to the thread
         that made it, and a compiled graph to the streams it was traced on (the app decodes on a worker)."""
         steps = self._per_thread.__dict__.setdefault("steps", {})
-        key = side is not None  # a thread has one side stream (streams.own_side_stream)
+        key = side is not None  # a thread has one side stream (streams._own_side_stream)
         if key not in steps:
             steps[key] = mx.compile(lambda *arrays: self._step(*arrays, side=side))
         return steps[key]

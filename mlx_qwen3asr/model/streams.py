@@ -11,16 +11,18 @@ cores synchronises its threads inside every call. Two streams (each its own thre
 thread each run the elementwise work on both cores, and their products never wait on each other
 inside a call. Each output is the same dot product either way, so results agree to float32 round-off
 (a BLAS may pick another kernel for a half-width product; the 0.6B model's prefill and decode came
-out bit-identical). Measured on the 2-core machine (docs/performance.md): the encoder 1.10-1.13x
-faster and the prefill level when the machine is quiet; under the benchmark's background load the
-prefill ~3x faster, where a two-thread product waits on whichever of its threads the scheduler took
-the core from.
+out bit-identical). Measured on the 2-core machine (docs/performance.md, against main before it): the
+encoder 1.06-1.13x and the prefill 1.02-1.05x faster when the machine is quiet; under the
+benchmark's background load the encoder and the prefill ~1.8x faster, where a two-thread product
+waits on whichever of its threads the scheduler took the core from. A decode step (one token)
+keeps q beside k/v and gate beside up (decoder.py): fewer, larger operations were faster there.
 
 Streams belong to the thread that made them (the app decodes on a worker thread), so each thread
 has its own side stream. The BLAS thread count is process-wide: two_streams() is for a block that is
 the process's only BLAS work meanwhile.
 """
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -35,13 +37,13 @@ from .. import blas
 _per_thread = threading.local()
 
 
-def can_split() -> bool:
+def _can_split() -> bool:
     """Two streams pay on the CPU backend with two or more cores (and a BLAS not held to one thread)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return mx.default_device() == mx.cpu and cores >= 2 and blas.thread_count() != 1
 
 
-def own_side_stream() -> mx.Stream:
+def _own_side_stream() -> mx.Stream:
     """This thread's second CPU stream (made on first use)."""
     if not hasattr(_per_thread, "side"):
         _per_thread.side = mx.new_stream(mx.cpu)
@@ -62,7 +64,7 @@ def two_streams(enabled: bool = True) -> Iterator[None]:
     if getattr(_per_thread, "block", None) is not None:
         yield
         return
-    side = own_side_stream() if enabled and can_split() else False
+    side = _own_side_stream() if enabled and _can_split() else False
     _per_thread.block = side
     try:
         if not side:
@@ -76,6 +78,20 @@ def two_streams(enabled: bool = True) -> Iterator[None]:
                 mx.synchronize()
     finally:
         _per_thread.block = None
+
+
+def evaluated_on_two_streams(function: Callable) -> Callable:
+    """Decorator: `function` runs inside two_streams() and its result (arrays, or lists of them) is
+    evaluated there, before the block gives the BLAS threads back."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        with two_streams():
+            out = function(*args, **kwargs)
+            mx.eval(out)
+        return out
+
+    return run
 
 
 def on(stream: Optional[mx.Stream], work: Callable, *args):
