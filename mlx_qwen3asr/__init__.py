@@ -7,7 +7,6 @@ aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
 """
 
-from . import _compat
 from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
@@ -20,7 +19,6 @@ from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
 
 __version__ = "0.1.0"
-_compat.install(__name__)
 
 __all__ = [
     "SAMPLE_RATE",

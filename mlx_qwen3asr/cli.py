@@ -1,5 +1,5 @@
 """Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]
-[--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see app/server).
+[--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see mlx_qwen3asr/server).
 
 Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR. All files are
 decoded together: their 30 s chunks share batches of --batch-size (default: default_batch_size, 16
@@ -61,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def serve(argv: list[str]) -> int:
     """`mlx-qwen3asr serve ...`: the server lives with the apps (it sits on top of the library)."""
     try:
-        from mlx_qwen3asr_app.server import main as serve_main
+        from mlx_qwen3asr.server import main as serve_main
     except ImportError as e:
         print(f"error: the server is not installed ({e}): pip install 'mlx-qwen3asr[server]'", file=sys.stderr)
         return 1

@@ -19,7 +19,6 @@ import mlx.core as mx
 from .model.cache import KVCache, batch_cache
 from .model.model import Qwen3ASR
 from .model.streams import evaluated_on_two_streams, side_stream, two_streams
-from .options import token_budget  # noqa: F401  (its old home)
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
 # max(MIN_LOOP_REPEATS, ceil(MIN_LOOP_TOKENS / period)) times: 32 x one token, 16 x two, 4 x eight.

@@ -29,7 +29,7 @@ from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
 from .generate import StopRules, decode_batch
-from .model.model import Qwen3ASR, encode_audio, encode_audios  # noqa: F401  (encode_audio: its old home)
+from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .result import Segment, Transcription
 from .tokenizer import build_prompt, is_space_delimited, parse_output
@@ -64,11 +64,6 @@ def transcribe_chunks(model: Qwen3ASR, waves: Sequence[np.ndarray], options: Seq
         segment.language, segment.text = parse_output(raw, forced_language=options[i].language)
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
     return segments
-
-
-def transcribe_chunk(model: Qwen3ASR, wave: np.ndarray, options: DecodeOptions = DecodeOptions()) -> Segment:
-    """One pass of the model over up to ~30 s of audio; start/end are relative to the chunk."""
-    return transcribe_chunks(model, [wave], [options])[0]
 
 
 def has_speech(wave: np.ndarray) -> bool:
@@ -113,11 +108,11 @@ def merge_languages(segments: list[Segment]) -> str:
 def transcribe(
     audio: AudioInput,
     model: Qwen3ASR,
+    *,
     language: Optional[str] = None,
     context: Optional[str] = "",
     max_new_tokens: Optional[int] = None,
     chunk_seconds: float = CHUNK_SECONDS,
-    *,
     batch_size: int = 1,
     sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
@@ -137,9 +132,9 @@ def transcribe(
     return transcribe_batch(
         [audio],
         model,
-        language,
-        context,
-        max_new_tokens,
+        language=language,
+        context=context,
+        max_new_tokens=max_new_tokens,
         chunk_seconds=chunk_seconds,
         batch_size=batch_size,
         sample_rate=sample_rate,
@@ -152,12 +147,12 @@ def transcribe(
 def transcribe_batch(
     audios: Sequence[AudioInput],
     model: Qwen3ASR,
+    *,
     language: Union[Optional[str], Sequence[Optional[str]]] = None,
     context: Union[Optional[str], Sequence[Optional[str]]] = "",
     max_new_tokens: Optional[int] = None,
-    batch_size: Optional[int] = None,
     chunk_seconds: float = CHUNK_SECONDS,
-    *,
+    batch_size: Optional[int] = None,
     sample_rate: Optional[int] = None,
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
     on_progress: Optional[Callable[[float], None]] = None,

@@ -4,7 +4,7 @@ side in one run, with live WebSocket sessions streaming in real time while the f
     checkpoint (--model, or a random tiny one made in a temp folder)
     -> the same --files audio clips for every lane (espeak-ng speech from tests/fixtures, tiled to
        a random 10-60 s each, seed 0)
-    -> lanes alternated --rounds times: `python -m app.server --batch-size 1` (off), then
+    -> lanes alternated --rounds times: `python -m mlx_qwen3asr.server --batch-size 1` (off), then
        `--batch-size B` (on); each round a fresh server, start-up not timed
        --clients threads share the clips (openai client, response_format=json), while --live
        sessions send 0.1 s PCM16 frames at real-time pace until the files are done
@@ -74,7 +74,7 @@ def start_server(model: str, batch_size: int, args) -> tuple[subprocess.Popen, s
     command = [
         sys.executable,
         "-m",
-        "app.server",
+        "mlx_qwen3asr.server",
         "--model",
         model,
         "--port",

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import mlx.core as mx
 import numpy as np
 import pytest
 
@@ -42,3 +43,26 @@ def tiny_aligner_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_aligner(tiny_aligner_dir):
     return mq.load(tiny_aligner_dir, dtype="float32")
+
+
+@pytest.fixture(scope="session")
+def listening_checkpoint(tmp_path_factory) -> Path:
+    """The plain random model says the same thing whatever it hears, so "X equals transcribe's" would
+    hold even with wrong boundaries. This one scales the audio projection (x100) and the decoder's
+    attention values/outputs (x10) of the tiny checkpoint: its (still meaningless) text changes with
+    the audio."""
+    folder = write_random_checkpoint(tmp_path_factory.mktemp("listening") / "model", tiny_config(), seed=0)
+    weights = mx.load(str(folder / "model.safetensors"))
+    for name, value in weights.items():
+        scale = 100.0 if name.startswith("thinker.audio_tower.proj2") else 1.0
+        if name.startswith("thinker.model.layers") and (".o_proj." in name or ".v_proj." in name):
+            scale = 10.0
+        if scale != 1.0:
+            weights[name] = (value.astype(mx.float32) * scale).astype(value.dtype)
+    mx.save_safetensors(str(folder / "model.safetensors"), weights, metadata={"format": "pt"})
+    return folder
+
+
+@pytest.fixture(scope="session")
+def listening_model(listening_checkpoint):
+    return mq.load(listening_checkpoint, dtype="float32")

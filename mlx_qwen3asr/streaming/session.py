@@ -35,9 +35,9 @@ import numpy as np
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
-from ..generate import Decoding, token_budget
+from ..generate import Decoding
 from ..model.model import Qwen3ASR
-from ..options import DecodeOptions
+from ..options import DecodeOptions, token_budget
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, PendingSamples, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text

@@ -20,15 +20,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from .random_checkpoint import (
-    DATA_FILES,
-    FIXTURES_DIR,
-    TINY_AUDIO,
-    TINY_TEXT,
-    TensorSpec,
-    tensor_specs,
-    write_safetensors,
-)
+from .random_checkpoint import DATA_FILES, FIXTURES_DIR, TINY_AUDIO, TINY_TEXT, tensor_specs
+from .tensors import TensorSpec, write_safetensors
 
 ALIGNER_FILES_DIR = Path(__file__).resolve().parent / "qwen3-forcedaligner-0.6b"
 PathLike = Union[str, Path]

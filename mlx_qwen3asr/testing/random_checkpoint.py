@@ -24,10 +24,10 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..layout import SIDE_FILES, hf_name  # noqa: F401  (hf_name: its old home)
+from ..layout import SIDE_FILES
 from ..model.config import conv_stem_length
 from .hf_layout import HF_GENERATION_CONFIG, hf_config, hf_specs
-from .tensors import TensorSpec, plan_shards, to_bf16_bits, write_index, write_safetensors  # noqa: F401
+from .tensors import TensorSpec, plan_shards, write_index, write_safetensors
 
 FIXTURES_DIR = Path(__file__).resolve().parent / "qwen3-asr-0.6b"
 # Copied verbatim next to the weights; config.json is written from the dict instead.

@@ -17,7 +17,7 @@ ENTRY_WRAPPERS = {
     "run.sh": "mlx_qwen3asr",
     "dictate.sh": "mlx_qwen3asr_app",
     "convert.sh": "mlx_qwen3asr.convert.cli",
-    "serve.sh": "mlx_qwen3asr_app.server",
+    "serve.sh": "mlx_qwen3asr.server",
 }
 
 

@@ -7,14 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.testing.random_checkpoint import (
-    hf_name,
-    plan_shards,
-    tensor_specs,
-    tiny_config,
-    to_bf16_bits,
-    write_random_checkpoint,
-)
+from mlx_qwen3asr.layout import hf_name
+from mlx_qwen3asr.testing.random_checkpoint import tensor_specs, tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.tensors import plan_shards, to_bf16_bits
 
 
 def read_bf16_file(path: Path) -> tuple[dict, dict]:

@@ -1,4 +1,4 @@
-"""`python -m app.server --model M`: see serve.py."""
+"""`python -m mlx_qwen3asr.server --model M`: see serve.py."""
 
 import sys
 

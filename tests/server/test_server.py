@@ -1,4 +1,4 @@
-"""The server end to end: `python -m app.server` on a free port with the audio-sensitive tiny model,
+"""The server end to end: `python -m mlx_qwen3asr.server` on a free port with the audio-sensitive tiny model,
 driven by the real `openai` client and a real WebSocket client; answers must equal the library's."""
 
 import json

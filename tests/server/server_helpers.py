@@ -106,13 +106,13 @@ def wait_until_healthy(base: str, process=None, timeout: float = 60.0) -> None:
 
 @contextmanager
 def server_process(model: Path, *args: str):
-    """`python -m app.server` on a free port; yields its base URL (http://127.0.0.1:PORT)."""
+    """`python -m mlx_qwen3asr.server` on a free port; yields its base URL (http://127.0.0.1:PORT)."""
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [
         sys.executable,
         "-m",
-        "app.server",
+        "mlx_qwen3asr.server",
         "--model",
         str(model),
         "--port",

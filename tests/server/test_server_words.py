@@ -1,4 +1,4 @@
-"""Word timestamps end to end: `python -m app.server --aligner A` with the tiny listening model and
+"""Word timestamps end to end: `python -m mlx_qwen3asr.server --aligner A` with the tiny listening model and
 the tiny random aligner, asked through the real `openai` client; the words must equal the library's."""
 
 from pathlib import Path

@@ -10,7 +10,7 @@
 Files: serve (argv, load + warm, uvicorn), app (auth, upload limit, routing), routes, uploads,
 responses, transcription (the engine call), worker, live, disconnect, errors, languages.
 Needs the `server` extra (starlette, uvicorn, websockets, python-multipart); `main` imports them only
-when run. Installed, this package is `mlx_qwen3asr_app.server` (`python -m mlx_qwen3asr_app.server`).
+when run. Installed, this package is `mlx_qwen3asr.server` (`python -m mlx_qwen3asr.server`).
 """
 
 from .serve import main

@@ -1,4 +1,4 @@
-"""`python -m app.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
+"""`python -m mlx_qwen3asr.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
 
 argv -> options (refuses a non-local --host without --api-key)
 -> ModelWorker thread: mq.load + one short transcription (warm-up); with --aligner, mq.load of

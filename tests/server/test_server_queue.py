@@ -14,11 +14,11 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
-from app.server import main
-from app.server.app import build_app
-from app.server.routes import ServerState
-from app.server.transcription import FileJob
-from app.server.worker import ModelWorker
+from mlx_qwen3asr.server import main
+from mlx_qwen3asr.server.app import build_app
+from mlx_qwen3asr.server.routes import ServerState
+from mlx_qwen3asr.server.transcription import FileJob
+from mlx_qwen3asr.server.worker import ModelWorker
 
 SPEECH = wav_bytes(np.full(8000, 0.1, np.float32))  # 0.5 s
 
