@@ -1,7 +1,9 @@
 /* cblas_sgemm for MLX's CPU backend on Linux x86-64, routed by the product's row count:
  *   fewer than WIDE_ROWS rows -> the next cblas_sgemm in the lookup order (MKL, preloaded right after this)
  *   WIDE_ROWS rows or more    -> the BLAS at $MLX_QWEN3ASR_WIDE_BLAS (OpenBLAS), loaded privately
- *   under TINY_WORK multiply-adds -> the library of the product before, whatever its rows
+ * The choice depends on the product's shape alone, never on what ran before: the two libraries give
+ * different bits for the same product, so a rule with memory (an earlier version kept small products
+ * on the library of the product before) made the same input give other results after other work.
  * MKL runs one-row products (decoding) ~2x faster than Debian's OpenBLAS 0.3.21, which runs products of
  * many rows (encoder, prefill) ~1.2x faster (docs/performance.md). blas.py compiles and preloads this. */
 #define _GNU_SOURCE
@@ -12,18 +14,14 @@
 /* Decoding's products have a row per sequence (at most 16 in a batch) and attention's a few per head;
  * the encoder's and the prefill's a row per frame or token (hundreds). All of a decode stays on one
  * library: each library's idle threads spin for a while after a call, and two alternating libraries
- * would make each wait on the other's. */
+ * would make each wait on the other's (on two CPU streams each library runs one thread per stream). */
 #define WIDE_ROWS 32
-/* Products this small (attention over a short window, a decode step's scores: ~0.1 ms) cost less than
- * waking the other library's threads. The encoder's last window of a clip is often under WIDE_ROWS
- * tokens: routed by rows, its attention alternated libraries 500 times in a 10 s clip (1.10x slower). */
-#define TINY_WORK (1L << 20)
 
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *, int, float,
                          float *, int);
 static sgemm_fn narrow, wide;
 static void *wide_library;
-static int ready, last_wide;
+static int ready;
 long mlx_qwen3asr_blas_calls[2]; /* products run by the narrow and the wide library (tests read them) */
 
 /* At the first product, not at load: every process started with the preload (ffmpeg, a shell) gets the
@@ -52,8 +50,7 @@ static void find_libraries(void) {
 void cblas_sgemm(int order, int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda,
                  const float *b, int ldb, float beta, float *c, int ldc) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) find_libraries();
-    int is_wide = (long)m * n * k < TINY_WORK ? __atomic_load_n(&last_wide, __ATOMIC_RELAXED) : m >= WIDE_ROWS;
-    __atomic_store_n(&last_wide, is_wide, __ATOMIC_RELAXED);
+    int is_wide = m >= WIDE_ROWS;
     __atomic_fetch_add(&mlx_qwen3asr_blas_calls[is_wide], 1, __ATOMIC_RELAXED);
     (is_wide ? wide : narrow)(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

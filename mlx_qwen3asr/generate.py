@@ -18,7 +18,7 @@ import mlx.core as mx
 
 from .model.cache import KVCache, batch_cache
 from .model.model import Qwen3ASR
-from .model.streams import evaluated_on_two_streams, side_stream, two_streams
+from .model.two_streams import evaluated_on_two_streams, two_streams
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
 # max(MIN_LOOP_REPEATS, ceil(MIN_LOOP_TOKENS / period)) times: 32 x one token, 16 x two, 4 x eight.
@@ -137,17 +137,19 @@ def decode_steps(
     rows = [b for b, r in enumerate(rules) if not r.done]
     if not rows:
         return
-    with two_streams():  # on the CPU: every forward pass below in halves on two streams (streams.py)
+    with two_streams():  # on the CPU: every forward pass below in halves on two streams (two_streams.py)
         firsts = []
         for b in rows:
             firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
             mx.async_eval(firsts[-1])
+        # one row: the compiled step on its own cache (model/step.py); several: one batch cache
         cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
+        step = model.decode_step() if len(rows) == 1 else model
         y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
         while True:
             wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
             if wants_more:  # schedule the next step before reading this one's tokens on the host
-                next_y = mx.argmax(model(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
+                next_y = mx.argmax(step(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
                 mx.async_eval(next_y)
             tokens = y.tolist()
             keep = [i for i, (b, token) in enumerate(zip(rows, tokens)) if not rules[b].add(token)]
@@ -171,4 +173,4 @@ def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_tok
 def choices(model: Qwen3ASR, embeddings: mx.array, cache: Optional[list[KVCache]], last: int) -> mx.array:
     """One forward pass over embeddings [1, L, hidden]: logits [last, vocab] at its last `last` positions
     (the model's next-token choice after each of them)."""
-    return model.logits(model.model(embeddings, cache)[0, -last:], side_stream())
+    return model.logits(model.model(embeddings, cache)[0, -last:])

@@ -22,6 +22,7 @@ from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .allocator import keep_cpu_buffers
 from .jsonfile import read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
+from .model import two_streams
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
@@ -278,7 +279,7 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     tied = ModelArgs.from_dict(config).text.tie_word_embeddings
     scale, extra = LOAD_OVERHEAD
     ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
-    model = build_model(config, load_weights(folder), dtype)
+    model = two_streams.install(build_model(config, load_weights(folder), dtype))  # a CPU tactic (no-op elsewhere)
     model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

@@ -30,9 +30,12 @@ from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.tokenizer import build_prompt
 
 try:  # the prefill as the decode loop runs it (generate.decode_steps); older revisions lack it
-    from mlx_qwen3asr.model.streams import two_streams
+    from mlx_qwen3asr.model.two_streams import two_streams
 except ImportError:
-    from contextlib import nullcontext as two_streams
+    try:  # its name before issue 26
+        from mlx_qwen3asr.model.streams import two_streams
+    except ImportError:
+        from contextlib import nullcontext as two_streams
 
 PROMPT_SECONDS = 10.0
 

@@ -3,7 +3,8 @@
 import mlx.core as mx
 import numpy as np
 
-from mlx_qwen3asr.generate import find_loop, generate, token_budget
+from mlx_qwen3asr.generate import find_loop, generate
+from mlx_qwen3asr.options import token_budget
 
 
 def _embeddings(model):

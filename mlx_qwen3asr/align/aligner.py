@@ -20,6 +20,7 @@ import numpy as np
 
 from ..audio.features import log_mel_spectrogram
 from ..audio.io import SAMPLE_RATE, AudioInput, prepare_audio
+from ..model.two_streams import two_streams
 from ..result import Segment, Word
 from .model import ForcedAligner, prompt_ids
 from .repair import class_times_ms, ms_to_seconds, repair_times_ms
@@ -61,7 +62,8 @@ def timestamp_classes(
     features = aligner.encode(log_mel_spectrogram(wave), full_attention)
     unit_ids = [aligner.tokenizer.encode(unit) for unit in units]
     ids = prompt_ids(unit_ids, features.shape[0], aligner.args)
-    return aligner.timestamp_classes(mx.array(ids), features)
+    with two_streams():  # on the CPU: the decoder's layers in halves on two streams (model/two_streams.py)
+        return aligner.timestamp_classes(mx.array(ids), features)
 
 
 def words_from_classes(units: Sequence[str], classes: Sequence[int], segment_time_ms: float) -> list[Word]:

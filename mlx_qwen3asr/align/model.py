@@ -31,7 +31,6 @@ from ..model.config import ModelArgs
 from ..model.decoder import TextModel
 from ..model.encoder import AudioEncoder, clip_windows
 from ..model.model import Qwen3ASR
-from ..model.streams import evaluated_on_two_streams
 from ..tokenizer import MISTRAL_SPLIT_PATTERN
 
 ALIGNER_MODEL_TYPE = "qwen3_forced_aligner"
@@ -110,7 +109,6 @@ class ForcedAligner(Qwen3ASR):
         positions = np.flatnonzero(np.array(prompt_ids) == self.args.timestamp_token_id)
         return self.lm_head(hidden[mx.array(positions)])
 
-    @evaluated_on_two_streams  # on the CPU: the decoder's layers in halves on two streams
     def timestamp_classes(self, prompt_ids: mx.array, audio_features: mx.array) -> list[int]:
         """The argmax class at each <timestamp> position (start, end, start, end, ...)."""
         return mx.argmax(self.timestamp_logits(prompt_ids, audio_features), axis=-1).tolist()

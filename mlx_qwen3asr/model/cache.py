@@ -32,23 +32,34 @@ class KVCache:
         """Append [B, kv_heads, L, head_dim] keys/values; return everything held so far."""
         start, length = self.offset, keys.shape[2]
         if self.keys is None or start + length > self.keys.shape[2]:
-            self._grow(keys, values, start + length)
+            self.keys, self.values = self._grown(keys, values, start + length)
         self.offset = start + length
         self.keys[..., start : self.offset, :] = keys
         self.values[..., start : self.offset, :] = values
         return self.keys[..., : self.offset, :], self.values[..., : self.offset, :]
 
-    def _grow(self, keys: mx.array, values: mx.array, needed: int) -> None:
+    def _grown(self, keys: mx.array, values: mx.array, needed: int) -> tuple[mx.array, mx.array]:
+        """New storage for `needed` tokens (shaped like keys/values), holding the tokens kept so far."""
         capacity = _capacity(needed, self.step)
         new_k, new_v = _allocate(keys, keys.shape[0], capacity), _allocate(values, values.shape[0], capacity)
         if self.keys is not None and self.offset:
             new_k[..., : self.offset, :] = self.keys[..., : self.offset, :]
             new_v[..., : self.offset, :] = self.values[..., : self.offset, :]
-        self.keys, self.values = new_k, new_v
+        return new_k, new_v
 
     def mask(self, length: int):
         """The attention mask for `length` new tokens: causal over a prompt, nothing for one token."""
         return "causal" if length > 1 else None
+
+    def reserve(self, tokens: int) -> None:
+        """Make the storage hold at least `tokens` tokens (grown by the same rule as appending)."""
+        if tokens > self.keys.shape[2]:
+            self.keys, self.values = self._grown(self.keys, self.values, tokens)
+
+    def store(self, keys: mx.array, values: mx.array, offset: int) -> None:
+        """Take whole new storage (the compiled step's output: the old storage with slots written)
+        holding `offset` tokens."""
+        self.keys, self.values, self.offset = keys, values, offset
 
     def trim(self, n: int) -> int:
         """Forget the last n tokens (the storage stays); returns how many were forgotten."""

@@ -23,7 +23,6 @@ import numpy as np
 from .activations import gelu
 from .attention import attention
 from .config import AudioArgs, conv_stem_length
-from .streams import evaluated_on_two_streams, halves, linear_halves, linear_part, side_stream, splits
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk
 # at the 0.6B size in float32 (conv2's im2col alone 14 MB): unbatched, a 20-minute file would need
@@ -100,15 +99,9 @@ class AudioAttention(nn.Module):
         self.v_proj = nn.Linear(dim, dim)
         self.out_proj = nn.Linear(dim, dim)
 
-    def __call__(self, x: mx.array, windows: WindowGroups, side: Optional[mx.Stream] = None) -> mx.array:
-        """With a side stream (streams.py): each half of the heads on its own stream."""
-        side = side if splits(self.q_proj, self.k_proj, self.v_proj) and self.n_heads % 2 == 0 else None
-
-        def heads(part: int, parts: int) -> mx.array:
-            q, k, v = (linear_part(linear, x, part, parts) for linear in (self.q_proj, self.k_proj, self.v_proj))
-            return windowed_attention(q, k, v, self.n_heads // parts, windows)
-
-        return linear_halves(self.out_proj, halves(heads, side), side)
+    def __call__(self, x: mx.array, windows: WindowGroups) -> mx.array:
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        return self.out_proj(windowed_attention(q, k, v, self.n_heads, windows))
 
 
 class AudioEncoderLayer(nn.Module):
@@ -120,15 +113,9 @@ class AudioEncoderLayer(nn.Module):
         self.fc2 = nn.Linear(args.encoder_ffn_dim, args.d_model)
         self.final_layer_norm = nn.LayerNorm(args.d_model)
 
-    def __call__(self, x: mx.array, windows: WindowGroups, side: Optional[mx.Stream] = None) -> mx.array:
-        x = x + self.self_attn(self.self_attn_layer_norm(x), windows, side)
-        return x + feed_forward(self.fc1, self.fc2, self.final_layer_norm(x), side)
-
-
-def feed_forward(first: nn.Module, second: nn.Module, x: mx.array, side: Optional[mx.Stream]) -> mx.array:
-    """second(gelu(first(x))); with a side stream, each half of the hidden features on its own stream."""
-    hidden = halves(lambda part, parts: gelu(linear_part(first, x, part, parts)), side if splits(first) else None)
-    return linear_halves(second, hidden, side)
+    def __call__(self, x: mx.array, windows: WindowGroups) -> mx.array:
+        x = x + self.self_attn(self.self_attn_layer_norm(x), windows)
+        return x + self.fc2(gelu(self.fc1(self.final_layer_norm(x))))
 
 
 class AudioEncoder(nn.Module):
@@ -166,25 +153,16 @@ class AudioEncoder(nn.Module):
         x = x.transpose(0, 2, 3, 1).reshape(n_chunks, n_time, channels * n_freq)
         return self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
 
-    def _stem_halves(self, chunks: mx.array, side: Optional[mx.Stream]) -> mx.array:
-        """The conv stem, with a side stream each half of the chunks on its own stream."""
-        if side is None or chunks.shape[0] == 1:
-            return self._stem(chunks)
-        half = chunks.shape[0] // 2
-        return halves(lambda part, _: self._stem(chunks[half:] if part else chunks[:half]), side, axis=0)
-
     def _stem_batches(self, chunks: mx.array) -> mx.array:
-        """The conv stem over many chunks, STEM_BATCH_CHUNKS at a time: [chunks, tokens_per_chunk, d_model].
-        With a side stream (streams.py), each half of a batch's chunks on its own stream."""
-        n_chunks, step, side = chunks.shape[0], STEM_BATCH_CHUNKS, side_stream()
+        """The conv stem over many chunks, STEM_BATCH_CHUNKS at a time: [chunks, tokens_per_chunk, d_model]."""
+        n_chunks, step = chunks.shape[0], STEM_BATCH_CHUNKS
         parts = []
         for start in range(0, n_chunks, step):
-            parts.append(self._stem_halves(chunks[start : start + step], side))
+            parts.append(self._stem(chunks[start : start + step]))
             if n_chunks > step:  # left lazy, MLX would run every batch's convolutions side by side
                 mx.eval(parts[-1])
         return mx.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    @evaluated_on_two_streams  # on the CPU: in halves on two streams (streams.py)
     def embed_chunks_of(self, mels: list[mx.array]) -> list[mx.array]:
         """Conv stem + chunk positions for several clips: [frames_i, mels] -> [n_tokens_i, d_model].
 
@@ -214,7 +192,6 @@ class AudioEncoder(nn.Module):
         """[frames, n_mels] -> [n_audio_tokens, output_dim]."""
         return self.encode_many([mel])[0]
 
-    @evaluated_on_two_streams
     def encode_many(self, mels: list[mx.array]) -> list[mx.array]:
         """Several clips in one pass: [frames_i, n_mels] -> [n_audio_tokens_i, output_dim], each exactly
         as if encoded alone (windows never cross clips; per-token layers do not care about order)."""
@@ -231,11 +208,14 @@ class AudioEncoder(nn.Module):
         bounds = np.cumsum(lengths)[:-1].tolist()
         return mx.split(x, bounds)
 
-    @evaluated_on_two_streams
     def encode_tokens(self, x: mx.array, windows: Optional[WindowGroups] = None) -> mx.array:
         """Windowed transformer layers + output head: [n_tokens, d_model] -> [n_tokens, output_dim].
         `windows`: default, consecutive windows of one clip."""
-        windows, side = windows or clip_windows(x.shape[0], self.args.attention_window), side_stream()
+        windows = windows or clip_windows(x.shape[0], self.args.attention_window)
         for layer in self.layers:
-            x = layer(x, windows, side)
-        return feed_forward(self.proj1, self.proj2, self.ln_post(x), side)
+            x = layer(x, windows)
+        return self.head(x)
+
+    def head(self, x: mx.array) -> mx.array:
+        """The output head: [n_tokens, d_model] -> [n_tokens, output_dim]."""
+        return self.proj2(gelu(self.proj1(self.ln_post(x))))

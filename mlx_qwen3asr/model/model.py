@@ -20,7 +20,6 @@ from .config import ModelArgs
 from .decoder import TextModel
 from .encoder import AudioEncoder
 from .step import DecodeStep
-from .streams import halves, linear_halves, row_part, side_stream
 
 if TYPE_CHECKING:
     from ..tokenizer import Tokenizer
@@ -63,25 +62,19 @@ class Qwen3ASR(nn.Module):
         spliced = audio_features.astype(embeddings.dtype)[feature_index]
         return mx.where(is_audio[:, None], spliced, embeddings)[None]
 
-    def logits(self, hidden: mx.array, side: Optional[mx.Stream] = None) -> mx.array:
-        """Hidden states -> logits; with a side stream (streams.py), the vocabulary in halves across
-        the two streams."""
-        if not self.args.text.tie_word_embeddings:
-            return linear_halves(self.lm_head, hidden, side)
-        embedding = self.model.embed_tokens
-        if side is None or type(embedding) is not nn.Embedding:  # a quantized embedding: one product
-            return embedding.as_linear(hidden)
-        return halves(lambda part, parts: hidden @ row_part(embedding.weight, part, parts).T, side)
+    def logits(self, hidden: mx.array) -> mx.array:
+        """Hidden states -> logits (the tied embedding as the LM head, unless the checkpoint has its own)."""
+        if self.args.text.tie_word_embeddings:
+            return self.model.embed_tokens.as_linear(hidden)
+        return self.lm_head(hidden)
 
     def __call__(self, embeddings: mx.array, cache: Optional[list[KVCache]] = None, last_only: bool = True) -> mx.array:
-        """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default).
-        One token on a one-row cache runs as a compiled step (model/step.py)."""
-        if embeddings.shape[:2] == (1, 1) and cache and all(type(c) is KVCache and c.offset for c in cache):
-            return self.decode_step()(embeddings, cache)
-        return self.logits(self.model(embeddings, cache, last_only), side_stream())
+        """Embeddings [1, L, hidden] -> logits [1, 1 or L, vocab] (only the last position by default)."""
+        return self.logits(self.model(embeddings, cache, last_only))
 
     def decode_step(self) -> DecodeStep:
-        """The compiled one-row decode step (made on first use)."""
+        """The compiled one-token step on a one-row cache (made on first use; model/step.py). The
+        decode loop calls it for one row; prompts and batches run through __call__."""
         if self._decode_step is None:
             self._decode_step = DecodeStep(self)
         return self._decode_step

@@ -6,7 +6,7 @@ import pytest
 
 from mlx_qwen3asr import blas
 from mlx_qwen3asr.model.cache import KVCache, batch_cache
-from mlx_qwen3asr.model.streams import side_stream, two_streams
+from mlx_qwen3asr.model.two_streams import side_stream, two_streams
 
 
 def test_cached_decoding_equals_the_full_forward_pass(tiny_model):
