@@ -17,7 +17,7 @@ from ..audio.samples import SAMPLE_RATE as RATE
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
 from ..transcribe import transcribe
-from .session import StreamingOptions, StreamingTranscriber
+from .transcriber import StreamingOptions, StreamingTranscriber
 
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0
