@@ -13,13 +13,13 @@ from .transcriber import (
     SEARCH_SECONDS,
     UNFIXED_DECODES,
     Engine,
-    StreamingOptions,
     StreamingTranscriber,
+    StreamingTuning,
     Update,
     joined,
 )
 
 __all__ = [
     "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
-    "LiveSession", "LiveStats", "StreamingOptions", "StreamingTranscriber", "Update", "joined",
+    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "joined",
 ]  # fmt: skip

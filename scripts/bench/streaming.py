@@ -32,7 +32,7 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.options import DecodeOptions
-from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
 from scripts.bench.clips import fixture, fixture_names
 from scripts.bench.common import CACHE_DIR, random_checkpoint
@@ -98,10 +98,10 @@ class Run:
 
 def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -> Run:
     """Feed `audio` chunk by chunk; time every step; note memory at the end of the marked minutes."""
-    options = StreamingOptions(**switches, **random_caps(args))
-    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=options.stop_loops)
+    tuning = StreamingTuning(**switches, **random_caps(args))
+    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=tuning.stop_loops)
     engine = CountingEngine(inner)
-    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, options=options, engine=engine)
+    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, tuning=tuning, engine=engine)
     chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=engine.counts)
     for start in range(0, len(audio), chunk):
         minute = start // (60 * mq.SAMPLE_RATE)
