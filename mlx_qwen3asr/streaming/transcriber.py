@@ -39,7 +39,7 @@ from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions, token_budget
 from ..transcribe import MIN_SECONDS
-from .input import FRAME, PendingSamples, speech_frames
+from .input import FRAME, SampleBuffer, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
@@ -140,7 +140,7 @@ class StreamingTranscriber:
         """Forget the session: text, audio and caches."""
         self.committed, self.detected_language, self.audio_samples = "", "", 0
         self._compute, self._steps = 0.0, 0
-        self.pending = PendingSamples()
+        self.pending = SampleBuffer()
         self.incoming = SampleStream(self.sample_rate)
         self.activity = VoiceActivity()  # judges each sample once, as a step takes it
         self._new_window(*NO_AUDIO)
