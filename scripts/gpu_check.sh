@@ -14,5 +14,5 @@ mkdir -p "$OUT"
 "$VENV/bin/python" -c "import mlx.core as mx; assert mx.default_device() == mx.gpu, 'no GPU backend'; print('device:', mx.default_device())"
 cd "$ROOT"
 "$VENV/bin/python" -m pytest -q "$@" 2>&1 | tee "$OUT/tests.log"
-"$VENV/bin/python" scripts/bench.py --quick --runs 3 --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.log"
-"$VENV/bin/python" scripts/bench.py --runs 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"   # float32, float16, 4-bit rows
+"$VENV/bin/python" -m scripts.bench.overhead --quick --runs 3 --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.log"
+"$VENV/bin/python" -m scripts.bench.overhead --runs 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"   # float32, float16, 4-bit rows

@@ -1,6 +1,6 @@
 """Goldens from the official Qwen3-ForcedAligner (qwen-asr 0.0.6). DEV ONLY: needs torch + qwen-asr.
 
-    /tmp/refenv/bin/python scripts/make_aligner_goldens.py     (set-up: tests/fixtures/aligner/README.md)
+    /tmp/refenv/bin/python -m scripts.make_aligner_goldens     (set-up: tests/fixtures/aligner/README.md)
 
     seeded generator -> texts in many scripts and languages
       -> official Qwen3ForceAlignProcessor.encode_timestamp(text, language)[0]  -> units_cases.json
@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 import soundfile
 import torch
-from make_goldens import window_attention
 from qwen_asr.inference.qwen3_forced_aligner import Qwen3ForceAlignProcessor, Qwen3ForcedAligner
 
 from mlx_qwen3asr.testing.random_aligner import tiny_aligner_config, write_random_aligner
+from scripts.make_goldens import window_attention
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = ROOT / "tests/fixtures/aligner"

@@ -1,7 +1,8 @@
-"""The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
-for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after, bench_batch.py
-checks that every batch size decodes the same tokens, bench_vs_official.py alternates its sides and
-records the load, and runs an older revision on that revision's own BLAS router."""
+"""The benchmarks' quick lanes run end to end, as the README runs them (`python -m scripts.bench.NAME`
+from the repository root): overhead writes a JSON report with positive timings for float32 and the
+4-bit recipe, changes prints every change's before/after, batch checks that every batch size decodes
+the same tokens, vs_official alternates its sides and records the load, and runs an older revision
+on that revision's own BLAS router."""
 
 import json
 import os
@@ -12,30 +13,27 @@ from pathlib import Path
 
 import pytest
 
+from scripts.bench.sources import ours_environment
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench(name: str, *args: str) -> subprocess.CompletedProcess:
+    """`python -m scripts.bench.<name> ARGS` from the repository root, as a user runs it."""
+    command = [sys.executable, "-m", f"scripts.bench.{name}", *args]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, f"scripts.bench.{name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done
 
 
 def test_quick_benchmark_writes_positive_times_for_every_stage(tmp_path):
     out = tmp_path / "bench.json"
-    command = [
-        sys.executable,
-        str(ROOT / "scripts" / "bench.py"),
-        "--quick",
-        "--runs",
-        "1",
-        "--decode-tokens",
-        "4",
-        "--dtypes",
-        "float32,4bit",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--json",
-        str(out),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert done.returncode == 0, f"bench.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    done = bench(
+        "overhead", "--quick", "--runs", "1", "--decode-tokens", "4", "--dtypes", "float32,4bit",
+        "--cache-dir", str(tmp_path / "cache"), "--json", str(out),
+    )  # fmt: skip
     report = json.loads(out.read_text())
-    assert report["official"] is None, "the official comparison lives in bench_vs_official.py"
+    assert report["official"] is None, "the official comparison lives in scripts.bench.vs_official"
     assert "blas" in report and report["checkpoint_config"] == "tiny", f"bad header: {report.keys()}"
     assert list(report["dtypes"]) == ["float32", "4bit"]
     for dtype, ours in report["dtypes"].items():
@@ -63,34 +61,14 @@ def assert_positive_times(ours: dict, dtype: str) -> None:
 
 
 def test_quick_before_after_table_lists_every_change_and_stage(tmp_path):
-    command = [
-        sys.executable,
-        str(ROOT / "scripts" / "bench_changes.py"),
-        "--quick",
-        "--runs",
-        "1",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert done.returncode == 0, f"bench_changes.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    done = bench("changes", "--quick", "--runs", "1", "--cache-dir", str(tmp_path / "cache"))
     for text in ("fused GELU", "conv stem in batches", "attention with", "encoder 60 s", "prefill 145 tokens"):
         assert text in done.stdout, f"{text!r} missing from:\n{done.stdout}"
 
 
 def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_every_batch_size(tmp_path):
     out = tmp_path / "batch.json"
-    command = [
-        sys.executable,
-        str(ROOT / "scripts" / "bench_batch.py"),
-        "--quick",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--json",
-        str(out),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert done.returncode == 0, f"bench_batch.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    done = bench("batch", "--quick", "--cache-dir", str(tmp_path / "cache"), "--json", str(out))
     report = json.loads(out.read_text())
     assert report["identical"] == {"1": True, "2": True, "4": True}, report["identical"]
     for batch, result in report["results"].items():
@@ -101,19 +79,7 @@ def test_quick_batch_benchmark_reports_identical_tokens_and_positive_timings_at_
 
 def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
     out = tmp_path / "align.json"
-    command = [
-        sys.executable,
-        str(ROOT / "scripts" / "bench_align.py"),
-        "--quick",
-        "--seconds",
-        "10",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--json",
-        str(out),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert done.returncode == 0, f"bench_align.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    done = bench("align", "--quick", "--seconds", "10", "--cache-dir", str(tmp_path / "cache"), "--json", str(out))
     report = json.loads(out.read_text())
     assert report["config"] == "tiny" and report["threads"] == 2 and report["units"] == 86, report
     assert set(report["times"]) == {"ours windowed", "ours full"}, "the official runs only with --official-python"
@@ -124,25 +90,10 @@ def test_quick_alignment_benchmark_times_both_attentions_of_ours(tmp_path):
 
 def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_busy_background(tmp_path):
     out = tmp_path / "vs.json"
-    command = [
-        sys.executable,
-        str(ROOT / "scripts" / "bench_vs_official.py"),
-        "--quick",
-        "--sides",
-        "ours,ours:reference",
-        "--runs",
-        "2",
-        "--warmup",
-        "0",
-        "--busy",
-        "--cache-dir",
-        str(tmp_path / "cache"),
-        "--json",
-        str(out),
-    ]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, f"bench_vs_official.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    done = bench(
+        "vs_official", "--quick", "--sides", "ours,ours:reference", "--runs", "2", "--warmup", "0", "--busy",
+        "--cache-dir", str(tmp_path / "cache"), "--json", str(out),
+    )  # fmt: skip
     report = json.loads(out.read_text())
     assert report["case"].startswith("busy: background load 2 processes x 75% of a core"), report["case"]
     assert report["sides"]["ours:reference"]["blas"] == "reference", report["sides"]
@@ -172,10 +123,7 @@ def _older_tree(tmp_path: Path, needs: str) -> Path:
     not sys.platform.startswith("linux") or not shutil.which(os.environ.get("CC", "cc")),
     reason="the router is built on Linux with a C compiler",
 )
-def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    from bench_sources import ours_environment
-
+def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path):
     older = _older_tree(tmp_path, "mkl+openblas")
     with open(older / "mlx_qwen3asr" / "blas_router.c", "a") as source:
         source.write("/* an older router */\n")
@@ -188,14 +136,11 @@ def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path
     assert routers[0] != routers[1], "the older tree must run its own router, not today's"
 
 
-def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_named(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    from bench_sources import ours_environment
-
+def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_named(tmp_path):
     from mlx_qwen3asr.blas import LIBRARIES
 
     older = _older_tree(tmp_path, "openblas")
     (older / "mlx_qwen3asr" / "blas.py").write_text("def ensure_fast_blas():\n    pass\n")  # as before 1937723
     env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
-    assert env["PYTHONPATH"] == str(older)
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(older), str(ROOT)], "its package first, then scripts"
     assert env["LD_PRELOAD"].split(":")[0] in LIBRARIES["openblas"]

@@ -2,7 +2,6 @@
 file, with live sessions streaming alongside, and report positive throughput and latencies."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,9 +11,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_quick_server_benchmark_answers_every_file_in_both_lanes(tmp_path):
     out = tmp_path / "bench_server.json"
-    command = [sys.executable, str(ROOT / "scripts" / "bench_server.py"), "--quick", "--json", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300, cwd=ROOT)
-    assert done.returncode == 0, f"bench_server.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    command = [
+        sys.executable,
+        "-m",
+        "scripts.bench.server",
+        "--quick",
+        "--cache-dir",
+        str(tmp_path),
+        "--json",
+        str(out),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, f"scripts.bench.server --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     report = json.loads(out.read_text())
     assert [run["batch_size"] for run in report["runs"]] == [1, 8], "off then on, side by side"
     for run in report["runs"]:

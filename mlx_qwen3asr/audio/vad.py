@@ -3,11 +3,13 @@
     samples -> 20 ms frames -> level (dBFS, mean power) -> voiced when above
         max(noise floor + MARGIN_DB, MIN_LEVEL_DB)    (HYSTERESIS_DB lower while speech is open)
     speech starts (an onset) at ONSET_VOICED voiced frames within ONSET_FRAMES (160 ms in 300 ms)
+    and pauses after a run of unvoiced frames (PauseTracker: PAUSE_SECONDS, or the caller's length)
 
 Who uses it, and how:
     live sessions (LiveSession, the dictation app: streaming/segmenter.py) and StreamingTranscriber
-        (VoiceActivity): the full rule, with the adaptive noise floor (NoiseFloor): silence, steady
-        noise (a fan, room tone), a single louder frame and clicks never reach the decoder;
+        (VoiceActivity): the full rule, with the adaptive noise floor (NoiseFloor) and the one
+        PauseTracker: silence, steady noise (a fan, room tone), a single louder frame and clicks
+        never reach the decoder;
     offline transcription (contains_speech): no noise floor, as a recording has no "before" to learn
         it from and its steady background may carry speech; a clip without a single onset above
         MIN_LEVEL_DB (digital silence, dither, clicks) is not decoded.
@@ -85,21 +87,57 @@ class NoiseFloor:
             self.db = min(self.db + FLOOR_RISE_DB_PER_FRAME, db)
 
 
+class PauseTracker:
+    """Speech starting and pausing, frame by frame: it starts at an onset (ONSET_VOICED voiced frames
+    within the last ONSET_FRAMES) and pauses after `pause_frames` frames in a row without a voiced
+    one; after a pause (or `end()`) the next speech needs an onset of its own. The one pause rule:
+    VoiceActivity (PAUSE_SECONDS) and the live segmenter (its `pause` setting) both track with it.
+    """
+
+    def __init__(self, pause_frames: int = round(PAUSE_SECONDS * SAMPLE_RATE / FRAME)) -> None:
+        self.pause_frames = pause_frames
+        self.speaking = False
+        self.quiet_frames = 0  # unvoiced frames since the last voiced one (counted while speaking)
+        self._recent: deque = deque(maxlen=ONSET_FRAMES)  # flags while not speaking
+
+    def push(self, voiced: bool) -> str:
+        """One frame's flag -> "onset" (speech starts at this frame), "pause" (it has ended), or ""."""
+        if not self.speaking:
+            self._recent.append(voiced)
+            if sum(self._recent) < ONSET_VOICED:
+                return ""
+            self.speaking, self.quiet_frames = True, 0
+            return "onset"
+        self.quiet_frames = 0 if voiced else self.quiet_frames + 1
+        if self.quiet_frames < self.pause_frames:
+            return ""
+        self.end()
+        return "pause"
+
+    def onset_start(self) -> int:
+        """Right after an onset: how many frames before this one the onset's first voiced frame is."""
+        recent = list(self._recent)
+        return len(recent) - 1 - recent.index(True)
+
+    def end(self) -> None:
+        """Speech is over (a pause, or the input ended). `quiet_frames` keeps its last count."""
+        self.speaking = False
+        self._recent.clear()
+
+
 class VoiceActivity:
     """The rule over a stream: per-sample flags, True in voiced frames of speech that has started.
 
     Speech starts at an onset (its earlier voiced frames are not flagged: the caller keeps a lead-in)
-    and ends after PAUSE_SECONDS without a voiced frame. Frames lie on a 20 ms grid from the stream's
-    first sample; the samples of a frame not yet complete are flagged False (it is judged when it is).
+    and ends after PAUSE_SECONDS without a voiced frame (PauseTracker). Frames lie on a 20 ms grid
+    from the stream's first sample; the samples of a frame not yet complete are flagged False (it is
+    judged when it is).
     """
 
     def __init__(self) -> None:
         self.floor = NoiseFloor()
-        self.speaking = False
-        self._recent: deque = deque(maxlen=ONSET_FRAMES)
-        self._quiet_frames = 0
+        self.pauses = PauseTracker()
         self._partial = np.zeros(0, np.float32)  # the start of a frame not yet complete
-        self._pause_frames = round(PAUSE_SECONDS * SAMPLE_RATE / FRAME)
 
     def push(self, samples: np.ndarray) -> np.ndarray:
         """Flags for `samples` (same length), given everything pushed before."""
@@ -113,13 +151,6 @@ class VoiceActivity:
         return flags[head:]
 
     def _judge(self, db: float) -> bool:
-        voiced = self.floor.is_voiced(db, self.speaking)
-        self._recent.append(voiced)
-        if not self.speaking and sum(self._recent) >= ONSET_VOICED:
-            self.speaking, self._quiet_frames = True, 0
-        elif self.speaking:
-            self._quiet_frames = 0 if voiced else self._quiet_frames + 1
-            if self._quiet_frames >= self._pause_frames:
-                self.speaking = False
-                self._recent.clear()
-        return voiced and self.speaking
+        voiced = self.floor.is_voiced(db, self.pauses.speaking)
+        self.pauses.push(voiced)
+        return voiced and self.pauses.speaking

@@ -21,7 +21,7 @@ import numpy as np
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.streaming import StreamingOptions
+from mlx_qwen3asr.streaming import StreamingTuning
 
 from .errors import APIError
 from .languages import resolve_language
@@ -53,7 +53,7 @@ def error_event(error: APIError) -> dict:
 class LiveConnection:
     def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
         self.ws, self.worker, self.options = websocket, worker, options
-        self.stream_options = StreamingOptions(max_new_tokens=max_new_tokens)
+        self.tuning = StreamingTuning(max_new_tokens=max_new_tokens)
         self.backlog: list[np.ndarray] = []
         self.finish_requested = False
         self.wake = asyncio.Event()
@@ -69,8 +69,8 @@ class LiveConnection:
                 "language": self.options.language,
             }
         )
-        language, prompt, options = self.options.language, self.options.prompt, self.stream_options
-        create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, options=options))
+        language, prompt, tuning = self.options.language, self.options.prompt, self.tuning
+        create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, tuning=tuning))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)

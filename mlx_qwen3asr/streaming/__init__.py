@@ -1,25 +1,25 @@
 """Live transcription: audio arriving in pieces -> committed text + a tentative tail.
 
 LiveSession (live.py): utterances found by the voice-activity rule, each committed as offline
-transcription gives it, with events; StreamingTranscriber (session.py): one growing window.
+transcription gives it, with events; StreamingTranscriber (transcriber.py): one growing window.
 """
 
 from .events import Event
 from .live import LiveSession
 from .live_stats import LiveStats
-from .session import (
+from .transcriber import (
     CLOSE_PAUSE_SECONDS,
     LEAD_IN_SECONDS,
     SEARCH_SECONDS,
     UNFIXED_DECODES,
     Engine,
-    StreamingOptions,
     StreamingTranscriber,
+    StreamingTuning,
     Update,
     joined,
 )
 
 __all__ = [
     "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
-    "LiveSession", "LiveStats", "StreamingOptions", "StreamingTranscriber", "Update", "joined",
+    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "joined",
 ]  # fmt: skip

@@ -17,7 +17,7 @@ offline semantics (clamp over the whole decoded clip) instead of inventing a new
 How often the clamp bites (share of mel values under the floor in 30 s of the espeak fixtures):
 19% with digital silence between words, 2.4% over -65 dBFS noise, 0.08% over -50 dBFS noise. A
 window is rebuilt only if it holds such values and the clip's maximum rose after it was cached,
-which happens in the first seconds of a window and rarely later (see scripts/bench_streaming.py).
+which happens in the first seconds of a window and rarely later (see scripts/bench/streaming.py).
 
 A window is cached once its last frame no longer touches the end of the audio (the STFT reflects the
 signal there), i.e. once the audio reaches 40 samples past the window.

@@ -1,6 +1,6 @@
-"""What streaming does to incoming audio before any model sees it: queue it, and tell speech from
-quiet per 100 ms frame (from audio/vad.py's per-sample flags). (Blocks are made 16 kHz mono
-float32 first by audio.SampleStream.)"""
+"""What streaming does to incoming audio before any model sees it: hold it (SampleBuffer), and tell
+speech from quiet per 100 ms frame (from audio/vad.py's per-sample flags). (Blocks are made 16 kHz
+mono float32 first by audio.SampleStream.)"""
 
 from typing import Optional
 
@@ -18,21 +18,41 @@ def speech_frames(voiced: np.ndarray) -> np.ndarray:
     return np.logical_or.reduceat(voiced, np.arange(0, len(voiced), FRAME))
 
 
-class PendingSamples:
-    """Samples not yet consumed by a step; appending is O(1) so 1-sample feeds stay cheap."""
+class SampleBuffer:
+    """A stream's samples from index `start` on: appended at the end (amortised O(1), so 1-sample
+    feeds stay cheap), read by stream index, dropped from the front. The one growable sample buffer:
+    the segmenter keeps the open utterance in it, StreamingTranscriber the samples no step took yet."""
 
-    def __init__(self):
-        self.parts: list[np.ndarray] = []
-        self.size = 0
+    def __init__(self) -> None:
+        self._data = np.zeros(4 * SAMPLE_RATE, np.float32)
+        self.start = 0  # stream index of the first sample held
+        self.size = 0  # samples held
+
+    @property
+    def end(self) -> int:
+        return self.start + self.size
 
     def append(self, samples: np.ndarray) -> None:
-        if samples.size:
-            self.parts.append(samples)
-            self.size += samples.size
+        if self.size + len(samples) > len(self._data):
+            grown = np.zeros(2 * (self.size + len(samples)), np.float32)
+            grown[: self.size] = self._data[: self.size]
+            self._data = grown
+        self._data[self.size : self.size + len(samples)] = samples
+        self.size += len(samples)
+
+    def get(self, a: int, b: int) -> np.ndarray:
+        """A copy of stream samples [a, b)."""
+        return self._data[a - self.start : b - self.start].copy()
+
+    def drop_before(self, index: int) -> None:
+        k = min(max(0, index - self.start), self.size)
+        self._data[: self.size - k] = self._data[k : self.size]
+        self.size -= k
+        self.start += k
 
     def take(self, n: Optional[int] = None) -> np.ndarray:
-        """The first n samples (all when None)."""
-        whole = np.concatenate(self.parts) if self.parts else np.zeros(0, np.float32)
-        n = whole.size if n is None else n
-        self.parts, self.size = ([whole[n:]] if n < whole.size else []), whole.size - n
-        return whole[:n]
+        """The first n samples held (all when None), dropped from the buffer."""
+        end = self.end if n is None else self.start + n
+        samples = self.get(self.start, end)
+        self.drop_before(end)
+        return samples

@@ -17,7 +17,8 @@ from typing import Optional
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
-from ..audio.vad import FRAME, ONSET_FRAMES, ONSET_VOICED, PAUSE_SECONDS, NoiseFloor, frame_db
+from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, NoiseFloor, PauseTracker, frame_db
+from .input import SampleBuffer
 
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
 PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
@@ -37,36 +38,6 @@ class Utterance:
     reason: str  # "pause", "cut" (too long without a pause) or "flush" (end of input, device lost)
 
 
-class SampleBuffer:
-    """The stream's samples from index `start` on, growing at the end and dropped at the front."""
-
-    def __init__(self) -> None:
-        self._data = np.zeros(4 * RATE, np.float32)
-        self.start = 0
-        self._n = 0
-
-    @property
-    def end(self) -> int:
-        return self.start + self._n
-
-    def append(self, samples: np.ndarray) -> None:
-        if self._n + len(samples) > len(self._data):
-            grown = np.zeros(2 * (self._n + len(samples)), np.float32)
-            grown[: self._n] = self._data[: self._n]
-            self._data = grown
-        self._data[self._n : self._n + len(samples)] = samples
-        self._n += len(samples)
-
-    def get(self, a: int, b: int) -> np.ndarray:
-        return self._data[a - self.start : b - self.start].copy()
-
-    def drop_before(self, index: int) -> None:
-        k = min(max(0, index - self.start), self._n)
-        self._data[: self._n - k] = self._data[k : self._n]
-        self._n -= k
-        self.start += k
-
-
 class Segmenter:
     """Feed 16 kHz mono float32 with `push`; get back the utterances that finished."""
 
@@ -75,7 +46,7 @@ class Segmenter:
     ) -> None:
         if pause < 0.1 or max_seconds < 6.0:
             raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
-        self.pause_frames = round(pause * RATE / FRAME)
+        self.pauses = PauseTracker(round(pause * RATE / FRAME))
         self.max_frames = round(max_seconds * RATE / FRAME)
         self.preroll_frames = round(preroll * RATE / FRAME)
         self._samples = SampleBuffer()
@@ -83,7 +54,6 @@ class Segmenter:
         self._voiced: list[bool] = []
         self._first = 0
         self._start: Optional[int] = None  # first frame of the open utterance
-        self._last_voiced = -1
         self.floor = NoiseFloor()
         self.level_db = -120.0
 
@@ -110,7 +80,12 @@ class Segmenter:
         """How long the open utterance has been unvoiced (0 while idle)."""
         if self._start is None:
             return 0.0
-        return (self._first + len(self._db) - 1 - self._last_voiced) * FRAME / RATE
+        return self.pauses.quiet_frames * FRAME / RATE
+
+    @property
+    def _last_voiced(self) -> int:
+        """The open (or just closed) utterance's last voiced frame."""
+        return self._first + len(self._db) - 1 - self.pauses.quiet_frames
 
     def open_audio(self) -> Optional[np.ndarray]:
         """The open utterance's audio so far, or None."""
@@ -131,26 +106,25 @@ class Segmenter:
         """Close the open utterance with everything analysed (end of input, device lost)."""
         if self._start is None:
             return None
-        return self._close(self._first + len(self._db), "flush")
+        utterance = self._close(self._first + len(self._db), "flush")
+        self.pauses.end()
+        return utterance
 
     def _step(self, frame: np.ndarray) -> Optional[Utterance]:
         index = self._first + len(self._db)
         db = frame_db(frame)
-        voiced = self.floor.is_voiced(db, speaking=self._start is not None)
+        voiced = self.floor.is_voiced(db, speaking=self.pauses.speaking)
         self.level_db = db
         self._db.append(db)
         self._voiced.append(voiced)
-        if self._start is None:
-            window = self._voiced[-ONSET_FRAMES:]
-            if sum(window) >= ONSET_VOICED:
-                onset = index + 1 - len(window) + window.index(True)
-                self._start = max(onset - self.preroll_frames, self._first)
-                self._last_voiced = index
+        turn = self.pauses.push(voiced)
+        if turn == "onset":
+            self._start = max(index - self.pauses.onset_start() - self.preroll_frames, self._first)
             return None
-        if voiced:
-            self._last_voiced = index
-        if index - self._last_voiced >= self.pause_frames:
+        if turn == "pause":
             return self._close(min(self._last_voiced + 1 + TAIL_FRAMES, index + 1), "pause")
+        if self._start is None:
+            return None
         if index + 1 - self._start >= self.max_frames:
             return self._cut(index + 1)
         return None
@@ -162,9 +136,8 @@ class Segmenter:
         windows = np.convolve(power, np.ones(QUIET_WINDOW), mode="valid")
         quiet = int(np.argmin(windows))
         cut = lo + quiet + int(np.argmin(power[quiet : quiet + QUIET_WINDOW]))
-        last_voiced = self._last_voiced
         utterance = self._close(cut, "cut", speech_end=cut)
-        self._start, self._last_voiced = cut, last_voiced
+        self._start = cut  # still speaking (the tracker goes on): the rest stays open
         return utterance
 
     def _close(self, end: int, reason: str, speech_end: Optional[int] = None) -> Optional[Utterance]:

@@ -17,7 +17,7 @@ from ..audio.samples import SAMPLE_RATE as RATE
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
 from ..transcribe import transcribe
-from .session import StreamingOptions, StreamingTranscriber
+from .transcriber import StreamingTranscriber, StreamingTuning
 
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0
@@ -74,7 +74,7 @@ class StreamingEngine(OfflineEngine):
             options.language,
             options.context,
             chunk_seconds=STREAM_CHUNK_SECONDS,
-            options=StreamingOptions(max_new_tokens=options.max_new_tokens),
+            tuning=StreamingTuning(max_new_tokens=options.max_new_tokens),
         )
         self._fed = 0
 

@@ -15,7 +15,7 @@ from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.formats import FORMATS
-from mlx_qwen3asr.streaming import StreamingOptions
+from mlx_qwen3asr.streaming import StreamingTuning
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 UPLOAD_LIMIT_MB = 2
@@ -151,7 +151,7 @@ def live_events(server: str, frames: list[bytes], query: str = "") -> list[dict]
 
 
 def streamed(model, samples: np.ndarray) -> mq.Update:
-    stream = mq.StreamingTranscriber(model, options=StreamingOptions(max_new_tokens=MAX_NEW_TOKENS))
+    stream = mq.StreamingTranscriber(model, tuning=StreamingTuning(max_new_tokens=MAX_NEW_TOKENS))
     stream.feed(samples)
     return stream.finish()
 

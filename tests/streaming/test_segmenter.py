@@ -7,8 +7,8 @@ from mlx_qwen3asr.streaming.segmenter import FRAME, Segmenter
 from mlx_qwen3asr.testing.signals import RATE, burst, noise, silence
 
 
-def segment(audio: np.ndarray, block: int = 480, **options) -> list:
-    seg = Segmenter(**options)
+def segment(audio: np.ndarray, block: int = 480, **settings) -> list:
+    seg = Segmenter(**settings)
     found = [u for i in range(0, len(audio), block) for u in seg.push(audio[i : i + block])]
     last = seg.flush()
     return found + ([last] if last is not None else [])

@@ -11,15 +11,15 @@ from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.model.encoder import n_audio_tokens
-from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures/audio"
 
 SR = mq.SAMPLE_RATE
-OFF = StreamingOptions(encoder_cache=False, kv_reuse=False, draft=False, max_new_tokens=6)
-ON = StreamingOptions(max_new_tokens=6)
+OFF = StreamingTuning(encoder_cache=False, kv_reuse=False, draft=False, max_new_tokens=6)
+ON = StreamingTuning(max_new_tokens=6)
 
 
 def loud(seconds: float, seed: int = 0) -> np.ndarray:
@@ -290,7 +290,7 @@ def session_updates(tiny_model):
     """Every Update of the session streamed with all optimisations on, and with all off."""
     audio = speech_session()
     return {
-        name: feed_all(StreamingTranscriber(tiny_model, options=o, window_seconds=12.0), audio, [32000])
+        name: feed_all(StreamingTranscriber(tiny_model, tuning=o, window_seconds=12.0), audio, [32000])
         for name, o in (("on", ON), ("off", OFF))
     }
 
@@ -314,14 +314,14 @@ def test_committed_text_only_grows_and_holds_no_loop(tiny_model, session_updates
 @pytest.fixture(scope="module")
 def long_golden_off(tiny_model) -> list:
     audio = mq.load_audio(AUDIO / "long.wav")
-    return feed_all(StreamingTranscriber(tiny_model, options=OFF), audio, [SR])
+    return feed_all(StreamingTranscriber(tiny_model, tuning=OFF), audio, [SR])
 
 
 @pytest.mark.parametrize("switch", ["encoder_cache", "kv_reuse", "draft"])
 def test_each_optimisation_alone_changes_no_text_on_the_long_golden(tiny_model, long_golden_off, switch):
-    alone = StreamingOptions(**{**vars(OFF), switch: True})
+    alone = StreamingTuning(**{**vars(OFF), switch: True})
     audio = mq.load_audio(AUDIO / "long.wav")
-    updates = feed_all(StreamingTranscriber(tiny_model, options=alone), audio, [SR])
+    updates = feed_all(StreamingTranscriber(tiny_model, tuning=alone), audio, [SR])
     assert [u.text for u in updates] == [u.text for u in long_golden_off], f"{switch} changed the text"
     assert updates[-1].committed, "the golden must produce text"
 
@@ -331,7 +331,7 @@ def test_output_does_not_depend_on_how_audio_is_cut_into_feeds(tiny_model):
     sizes = {"1 sample": [1], "0.1 s": [1600], "2 s": [32000], "random": [1, 7000, 123, 40000, 5]}
     texts = {}
     for name, cut in sizes.items():
-        updates = feed_all(StreamingTranscriber(tiny_model, chunk_seconds=1.0, options=ON), audio, cut)
+        updates = feed_all(StreamingTranscriber(tiny_model, chunk_seconds=1.0, tuning=ON), audio, cut)
         texts[name] = [(u.committed, u.tentative) for u in updates if u.steps]
     assert texts["2 s"][-1][0], "the audio must produce text"
     for name, got in texts.items():
@@ -343,7 +343,7 @@ def test_output_does_not_depend_on_how_audio_is_cut_into_feeds(tiny_model):
 @pytest.mark.parametrize("language, context", [(None, ""), ("English", "Names: Qwen")])
 def test_input_shorter_than_a_chunk_gives_the_offline_transcript(tiny_model, name, language, context):
     audio = mq.load_audio(AUDIO / f"{name}.wav")
-    stream = StreamingTranscriber(tiny_model, language, context, chunk_seconds=4.0, options=ON)
+    stream = StreamingTranscriber(tiny_model, language, context, chunk_seconds=4.0, tuning=ON)
     assert stream.feed(audio).steps == 0
     streamed = stream.finish()
     offline = mq.transcribe(audio, tiny_model, language=language, context=context, max_new_tokens=6)

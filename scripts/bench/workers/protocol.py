@@ -1,13 +1,13 @@
 """One side of a benchmark as a long-lived worker process: loaded once, one measurement per request.
 
-    driver: Worker(label, command, env) -> starts `command` (a script calling serve(side))
+    driver: Worker(label, command, env, cwd) -> starts `command` (a worker module calling serve(side))
       -> worker.ready: what the side says about itself once loaded (dtypes, prompt tokens, BLAS ...)
       -> worker.measure({"stage": "encoder", "seconds": 10}) -> {"seconds": 0.93, "cpu_seconds": 1.8,
          "rss_peak_mb": 3900, ...}   (one JSON line each way over the worker's stdin / a private pipe)
     worker: serve(side) -> calls side.<stage>(**arguments) per request, adds its CPU time and peak RSS
 
-Both sides' scripts import this file, so it needs only numpy and the standard library: the official
-side runs in its own torch environment. Replies travel on a duplicate of the original stdout while
+Both sides' workers import this file, so it needs only the standard library: the official side runs
+in its own torch environment. Replies travel on a duplicate of the original stdout while
 sys.stdout points at stderr, so a library that prints cannot corrupt them.
 """
 
@@ -17,17 +17,10 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Optional
 
-import numpy as np
-
-SAMPLE_RATE = 16000
-
-
-def clip(seconds: float) -> np.ndarray:
-    """Deterministic noise, the same on every side (with random weights the content does not matter)."""
-    rng = np.random.default_rng(0)
-    return (0.1 * rng.standard_normal(int(seconds * SAMPLE_RATE))).astype(np.float32)
+PROMPT_SECONDS = 10.0  # the clip whose prompt both sides prefill and decode after
 
 
 def rss_peak_mb() -> float:
@@ -53,9 +46,11 @@ def serve(side, ready: dict) -> None:
 class Worker:
     """The driver's handle on one side's process."""
 
-    def __init__(self, label: str, command: list[str], env: Optional[dict] = None):
+    def __init__(self, label: str, command: list[str], env: Optional[dict] = None, cwd: Optional[Path] = None):
         self.label = label
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=cwd
+        )
         self.ready = self._reply()
 
     def _reply(self) -> dict:

@@ -1,10 +1,10 @@
-"""The official Qwen3ForcedAligner's side of scripts/bench_align.py, run in its own environment.
+"""The official Qwen3ForcedAligner's side of scripts/bench/align.py, run in its own environment.
 
-    python bench_official_align.py CHECKPOINT AUDIO.npy TEXT_FILE --language English --threads 2
+    python -m scripts.bench.workers.official_align CHECKPOINT AUDIO.npy TEXT_FILE --language English --threads 2
     -> prints "ready", then for each "run" line read on stdin: one `.align()` of the audio and text,
        answered by one JSON line {"seconds": wall time, "classes": [...], "words": [[text, start, end], ...]}
 
-Needs torch + qwen-asr (dev only); bench_align.py starts it as a subprocess and alternates its runs
+Needs torch + qwen-asr (dev only); align.py starts it as a subprocess and alternates its runs
 with ours, so that both see the same machine load. float32, CPU; the encoder runs as shipped (full
 attention over the clip).
 """
@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from qwen_asr.inference.qwen3_forced_aligner import Qwen3ForcedAligner
 
-SAMPLE_RATE = 16000
+from scripts.bench.clips import SAMPLE_RATE
 
 
 def main() -> None:

@@ -1,6 +1,8 @@
 """Batched transcription benchmark: batch 1 against batch 4, 8, 16 on the same audio, interleaved.
 
-    random-weight checkpoint with the real 0.6B config.json (bench.py's, built once in --cache-dir)
+    python -m scripts.bench.batch [--quick] [--long] [--batch-sizes 1,4,8,16] [--json out.json]
+
+    random-weight checkpoint with the real 0.6B config.json (common.py's, built once in --cache-dir)
     -> a clip of --minutes of noise, split into chunks of at most 30 s as transcribe() splits it
     -> rounds of max(batch sizes) chunks; in each round every batch size decodes the same chunks,
        one after another (so a change in the machine's load hits all batch sizes alike):
@@ -12,20 +14,17 @@
 
 The stages are the library's own public functions in transcribe_chunks' order, timed one by one.
 `--quick`: the tiny test config, 40 s of audio in 8 s chunks, batch 1, 2, 4 (seconds; tests run it).
-On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0).
+On Linux run it after `source scripts/env.sh` (the fast BLAS preloaded).
 """
 
 import argparse
 import json
 import os
-import platform
 import time
 from pathlib import Path
 
 import mlx.core as mx
 import numpy as np
-from bench import blas_libraries, clip, ensure_checkpoint
-from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
@@ -33,9 +32,10 @@ from mlx_qwen3asr.audio.split import split_audio
 from mlx_qwen3asr.generate import StopRules, decode_steps
 from mlx_qwen3asr.model import encode_audios
 from mlx_qwen3asr.tokenizer import build_prompt
+from scripts.bench.clips import clip
+from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint
 
 HEADER_TOKENS = 6  # "language English<asr_text>" and the end-of-text
-console = Console(width=150)
 
 
 def token_cap(seconds: float) -> int:
@@ -131,7 +131,7 @@ def parse_args() -> argparse.Namespace:
         help="split the clip into chunks of at most this (default 30, quick 8; shorter = a quicker run)",
     )
     parser.add_argument("--batch-sizes", default=None, help="comma list (default 1,4,8,16; quick 1,2,4)")
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     args = parser.parse_args()
     args.minutes = args.minutes or (40 / 60 if args.quick else 60.0 if args.long else 10.0)
@@ -144,7 +144,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     load_start = os.getloadavg()
-    model = mq.load(ensure_checkpoint(args.cache_dir, args.quick), dtype="float32")
+    model = mq.load(random_checkpoint(args.cache_dir, args.quick), dtype="float32")
     weights_mb = mx.get_active_memory() / 1e6
     chunks = [chunk for _, chunk in split_audio(clip(60 * args.minutes), args.chunk_seconds)]
     run_batch(model, chunks[:1], 1)  # warm up
@@ -158,7 +158,7 @@ def main() -> None:
     reference = results[min(results)]["tokens"]
     same = {b: r["tokens"] == reference for b, r in results.items()}
     console.print(
-        f"{platform.processor() or platform.machine()}, mlx {mx.__version__}, {mx.default_device()}, "
+        f"{machine()}, "
         f"BLAS {', '.join(blas_libraries()) or '?'}; {len(chunks)} chunks, {audio_seconds:.0f} s of audio; "
         f"load average at start {load_start[0]:.2f}, at end {os.getloadavg()[0]:.2f}"
     )

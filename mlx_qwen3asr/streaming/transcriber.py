@@ -5,7 +5,7 @@
 `committed` starts with the previous one; `new_committed` is what this call added). `tentative`
 is the current guess for what follows it; `committed + tentative` is the full current text.
 Knobs (keyword-only): chunk_seconds=2.0 (>= 0.5), window_seconds=30.0, max_prefix_tokens=150,
-rollback_tokens=5; `options=StreamingOptions(...)` switches each optimisation off (the text stays
+rollback_tokens=5; `tuning=StreamingTuning(...)` switches each optimisation off (the text stays
 the same, only the cost changes) and caps tokens per run for random-weight models.
 
 Data flow (every `chunk_seconds` of audio is one step):
@@ -39,7 +39,7 @@ from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions, token_budget
 from ..transcribe import MIN_SECONDS
-from .input import FRAME, PendingSamples, speech_frames
+from .input import FRAME, SampleBuffer, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
@@ -50,7 +50,7 @@ NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speec
 
 
 @dataclass(frozen=True)
-class StreamingOptions:
+class StreamingTuning:
     """Switches for equality tests and benchmarks. The defaults are the fast, exact settings."""
 
     encoder_cache: bool = True  # encode only the 8 s encoder windows whose input changed
@@ -103,7 +103,7 @@ class StreamingTranscriber:
         window_seconds: float = 30.0,
         max_prefix_tokens: int = 150,
         rollback_tokens: int = 5,
-        options: StreamingOptions = StreamingOptions(),
+        tuning: StreamingTuning = StreamingTuning(),
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
@@ -111,6 +111,7 @@ class StreamingTranscriber:
         chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
+        tuning: the optimisations' switches and a token cap per run (tests and benchmarks).
         engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
         """
         if chunk_seconds < 0.5:
@@ -126,10 +127,10 @@ class StreamingTranscriber:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
             engine = WindowDecoder(
-                model, self.decode_options, encoder_cache=options.encoder_cache,
-                kv_reuse=options.kv_reuse, draft=options.draft, stop_loops=options.stop_loops,
+                model, self.decode_options, encoder_cache=tuning.encoder_cache,
+                kv_reuse=tuning.kv_reuse, draft=tuning.draft, stop_loops=tuning.stop_loops,
             )  # fmt: skip
-        self.engine, self.options, self.clock, self.sample_rate = engine, options, clock, sample_rate
+        self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
         self.window_samples = int(window_seconds * SAMPLE_RATE)
         self.max_prefix_tokens, self.rollback_tokens = max_prefix_tokens, rollback_tokens
@@ -139,7 +140,7 @@ class StreamingTranscriber:
         """Forget the session: text, audio and caches."""
         self.committed, self.detected_language, self.audio_samples = "", "", 0
         self._compute, self._steps = 0.0, 0
-        self.pending = PendingSamples()
+        self.pending = SampleBuffer()
         self.incoming = SampleStream(self.sample_rate)
         self.activity = VoiceActivity()  # judges each sample once, as a step takes it
         self._new_window(*NO_AUDIO)
@@ -233,8 +234,8 @@ class StreamingTranscriber:
         """One decoder run on the window: its output replaces window.raw."""
         window, prefix = self.window, self._prefix()
         budget = max(0, token_budget(len(window.audio) / SAMPLE_RATE) - len(prefix))
-        if self.options.max_new_tokens is not None:
-            budget = min(budget, self.options.max_new_tokens)
+        if self.tuning.max_new_tokens is not None:
+            budget = min(budget, self.tuning.max_new_tokens)
         start = self.clock()
         result = self.engine.decode(window.audio, prefix, window.raw[len(prefix) :], budget)
         self._compute += self.clock() - start

@@ -1,9 +1,9 @@
-"""Our side of scripts/bench_vs_official.py: a worker process answering one measurement per request.
+"""Our side of scripts/bench/vs_official.py: a worker process answering one measurement per request.
 
-    python bench_ours.py CHECKPOINT   (started by the driver, with the BLAS preloaded and the
-                                       thread count set in its environment)
+    python -m scripts.bench.workers.ours CHECKPOINT   (started by the driver in the folder of the
+        package measured, with the BLAS preloaded and the thread count set in its environment)
     -> ready: {"side": "ours", "blas": library, "dtypes": [...], "prefill_tokens": n}
-    -> requests (see bench_protocol.py):
+    -> requests (see protocol.py):
        encoder(seconds)           log-mel + encoder of a clip               -> seconds
        prefill(head)              decoder over a 10 s clip's prompt, LM head over the last
                                   position ("last") or every position ("all"), as the decode
@@ -12,15 +12,14 @@
        decode(tokens)             greedy steps after the prefill, EOS ignored -> ms per token
        end_to_end(seconds, tokens) wave -> text with exactly `tokens` tokens   -> seconds
 
-The driver may point PYTHONPATH at an older checkout of the package (before/after a change), so
-this script uses only names that have long been public.
+The driver may run it on an older checkout of the package (before/after a change: sources.py), so
+this worker uses only names that have long been public.
 """
 
 import argparse
 import time
 
 import mlx.core as mx
-from bench_protocol import clip, serve
 from mlx.utils import tree_flatten
 
 import mlx_qwen3asr as mq
@@ -28,6 +27,8 @@ from mlx_qwen3asr.blas import global_cblas
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.tokenizer import build_prompt
+from scripts.bench.clips import clip
+from scripts.bench.workers.protocol import PROMPT_SECONDS, serve
 
 try:  # the prefill as the decode loop runs it (generate.decode_steps); older revisions lack it
     from mlx_qwen3asr.model.two_streams import two_streams
@@ -36,8 +37,6 @@ except ImportError:
         from mlx_qwen3asr.model.streams import two_streams
     except ImportError:
         from contextlib import nullcontext as two_streams
-
-PROMPT_SECONDS = 10.0
 
 
 class Ours:

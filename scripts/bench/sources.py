@@ -1,18 +1,20 @@
 """Our package as of a git revision, and the BLAS environment that revision chooses for itself.
 
     source_tree("84e21b3", cache) -> cache/src-<sha>/mlx_qwen3asr   (git archive, extracted once)
-    ours_environment(root, "mkl+openblas", base) -> base + LD_PRELOAD etc. as root's blas.py sets them
+    ours_environment(root, "mkl+openblas", base) -> base + LD_PRELOAD etc. as root's blas.py sets them,
+        and PYTHONPATH root, then this checkout (for `scripts`); run the worker with cwd=root
 
 A side "ours@REV" must run on REV's own BLAS set-up: its blas.py and its router (built from its own
 blas_router.c), not today's, or a change to either would compare with itself.
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def source_tree(rev: str, cache_dir: Path) -> Path:
@@ -42,4 +44,4 @@ def ours_environment(root: Path, blas: str, base: dict) -> dict:
     done = subprocess.run([sys.executable, "-c", CHOOSE, blas], env=env, cwd=chooser, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"the package at {root} could not set up BLAS {blas or '(its choice)'}: {done.stderr.strip()}")
-    return {**json.loads(done.stdout), "PYTHONPATH": str(root)}
+    return {**json.loads(done.stdout), "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(root), str(ROOT)]))}

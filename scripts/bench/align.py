@@ -1,14 +1,14 @@
 """Word-alignment speed: ours against the official Qwen3ForcedAligner on 30 s of speech, same weights.
 
-    LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0 python scripts/bench_align.py \
-        --official-python /tmp/refenv/bin/python [--runs 5] [--json out.json]      (--quick: tiny config)
+    python -m scripts.bench.align --official-python /tmp/refenv/bin/python [--runs 5] [--json out.json]
+        (--quick: tiny config; after `source scripts/env.sh`: the fast BLAS preloaded)
 
     random-weight aligner (real Qwen3-ForcedAligner-0.6B config.json; --quick: tiny) in --cache-dir
     30 s of espeak speech (tests/fixtures/audio/long.wav, repeated) + a text of ~90 words
     -> ours, float32: mq.align() with 8 s encoder windows (our default) and with full attention (the
        official wrapper's attention on CPU)
-    -> official, float32 (--official-python: a torch + qwen-asr environment): bench_official_align.py in a
-       subprocess, one .align() per request
+    -> official, float32 (--official-python: a torch + qwen-asr environment): workers/official_align.py
+       in a subprocess, one .align() per request
     -> runs alternate (ours windowed, ours full, official, ...) after one warm-up each, with the 1-minute
        load average recorded before every run; the table shows medians and ratios
     -> parity on this checkpoint: ours with full attention vs the official, classes and word times
@@ -34,11 +34,9 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.align.aligner import align_wave, timestamp_classes
 from mlx_qwen3asr.align.units import split_units
-from mlx_qwen3asr.testing.random_aligner import ALIGNER_FILES_DIR, tiny_aligner_config, write_random_aligner
+from scripts.bench.clips import speech
+from scripts.bench.common import CACHE_DIR, ROOT, random_aligner
 
-ROOT = Path(__file__).resolve().parent.parent
-CLIP = ROOT / "tests/fixtures/audio/long.wav"
-SAMPLE_RATE = 16000
 TEXT = (
     "Speech recognition turns spoken words into written text. This passage is long enough to cover more than "
     "one attention window of the audio encoder, so the model must process several windows of eight seconds "
@@ -46,19 +44,6 @@ TEXT = (
     "an editor, a subtitle file or a search index when each of these words was said, to the nearest eighty "
     "milliseconds, from one forward pass of the aligner over the audio and the known text."
 )
-
-
-def checkpoint(cache_dir: Path, quick: bool) -> Path:
-    folder = cache_dir / ("qwen3-forcedaligner-tiny-random" if quick else "qwen3-forcedaligner-0.6b-random")
-    if not (folder / "model.safetensors").exists():
-        config = tiny_aligner_config() if quick else json.loads((ALIGNER_FILES_DIR / "config.json").read_text())
-        write_random_aligner(folder, config, seed=0)
-    return folder
-
-
-def speech(seconds: float) -> np.ndarray:
-    clip = mq.load_audio(CLIP)
-    return np.tile(clip, int(np.ceil(seconds * SAMPLE_RATE / len(clip))))[: int(seconds * SAMPLE_RATE)]
 
 
 class Official:
@@ -71,16 +56,17 @@ class Official:
         text.write_text(TEXT, encoding="utf-8")
         command = [
             python,
-            str(ROOT / "scripts/bench_official_align.py"),
+            "-m",
+            "scripts.bench.workers.official_align",
             str(folder),
             str(audio),
             str(text),
             "--threads",
             str(threads),
         ]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         if self.process.stdout.readline().strip() != "ready":
-            raise RuntimeError("the official aligner did not start: run bench_official_align.py by hand to see why")
+            raise RuntimeError("the official aligner did not start: its stderr is above")
 
     def run(self) -> dict:
         self.process.stdin.write("run\n")
@@ -157,7 +143,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=None, help="timed runs per lane (default 5, quick 1)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--official-python", default=None, help="python of a torch + qwen-asr environment")
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache/mlx-qwen3asr-bench")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     args.runs = args.runs or (1 if args.quick else 5)
@@ -168,8 +154,8 @@ def main() -> None:
     args = parse_args()
     if os.environ.get("OPENBLAS_NUM_THREADS") != str(args.threads):
         env = {**os.environ, "OPENBLAS_NUM_THREADS": str(args.threads)}
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
-    folder = checkpoint(args.cache_dir, args.quick)
+        os.execve(sys.executable, [sys.executable, "-m", __spec__.name, *sys.argv[1:]], env)
+    folder = random_aligner(args.cache_dir, args.quick)
     wave = speech(args.seconds)
     aligner = mq.load(folder, dtype="float32")
     lanes = {"ours windowed": lambda: ours(aligner, wave, False), "ours full": lambda: ours(aligner, wave, True)}

@@ -1,4 +1,4 @@
-"""The limit for scripts/bench.py: the bare matrix products a stage must do, timed as one graph.
+"""The limit for overhead.py: the bare matrix products a stage must do, timed as one graph.
 
     decode step: every decoder linear for 1 token + the tied LM head for 1 position
     prefill:     every decoder linear for the prompt's tokens + the LM head for the last position

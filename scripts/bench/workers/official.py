@@ -1,9 +1,10 @@
-"""The official side of scripts/bench_vs_official.py, run as a worker in its own torch environment.
+"""The official side of scripts/bench/vs_official.py, run as a worker in its own torch environment.
 
-    python bench_official.py CHECKPOINT --threads 2   (started by the driver; needs torch + qwen-asr)
+    python -m scripts.bench.workers.official CHECKPOINT --threads 2
+        (started by the driver from the repository root; needs torch + qwen-asr)
     -> ready: {"side": "official", "dtypes": ["torch.float32"], "prefill_tokens": n, "torch": version,
                "threads": n}; it refuses to start unless every parameter really is float32
-    -> requests, the same as our side's (bench_ours.py):
+    -> requests, the same as our side's (ours.py):
        encoder(seconds)            processor (log-mel) + get_audio_features        -> seconds
        prefill(head)               thinker.model over the 10 s prompt's embeddings, then lm_head
                                    over the last position ("last", our way) or all ("all", its way)
@@ -22,9 +23,9 @@ import time
 import types
 
 import torch
-from bench_protocol import clip, serve
 
-PROMPT_SECONDS = 10.0
+from scripts.bench.clips import clip
+from scripts.bench.workers.protocol import PROMPT_SECONDS, serve
 
 
 class Official:

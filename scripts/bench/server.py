@@ -1,9 +1,11 @@
 """Load benchmark for the server: concurrent clients sending 10-60 s files, batching off vs on, side by
 side in one run, with live WebSocket sessions streaming in real time while the files are served.
 
+    python -m scripts.bench.server [--quick] [--model DIR] [--json out.json]   (needs the [test] extra)
+
     checkpoint (--model, or a random tiny one made in a temp folder)
-    -> the same --files audio clips for every lane (espeak-ng speech from tests/fixtures, tiled to
-       a random 10-60 s each, seed 0)
+    -> the same --files audio clips for every lane (tests/fixtures/audio/long.wav, espeak-ng
+       speech, tiled from a random start to 10-60 s each, seed 0)
     -> lanes alternated --rounds times: `python -m mlx_qwen3asr.server --batch-size 1` (off), then
        `--batch-size B` (on); each round a fresh server, start-up not timed
        --clients threads share the clips (openai client, response_format=json), while --live
@@ -15,7 +17,7 @@ side in one run, with live WebSocket sessions streaming in real time while the f
 Random weights never stop on their own: --max-new-tokens caps each chunk (default 16). The on lane
 decodes up to --batch-size requests in one mq.transcribe_batch call, --batch-size chunks per wave;
 live steps run between waves, so their lag is bounded by one wave. `--quick`: tiny model, 8 files of 10-20 s, 4 clients, 1 live session.
-On Linux preload OpenBLAS (LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0).
+On Linux run it after `source scripts/env.sh` (the fast BLAS preloaded).
 """
 
 import argparse
@@ -25,7 +27,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -38,18 +39,17 @@ from openai import OpenAI
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
+from scripts.bench.clips import fixture
+from scripts.bench.common import CACHE_DIR, ROOT, random_checkpoint
 
-ROOT = Path(__file__).resolve().parent.parent
-SPEECH = ROOT / "tests" / "fixtures" / "audio" / "long.wav"
-RATE = 16000
+RATE = mq.SAMPLE_RATE
 FRAME = RATE // 10  # live frames of 0.1 s
 LIVE_MIN_SECONDS = 3.0  # live sessions last at least this long: past one 2 s streaming step
 
 
 def clips(count: int, low: float, high: float) -> list[np.ndarray]:
     """int16 speech clips of random length in [low, high] seconds (the fixture tiled, random start)."""
-    speech = np.round(mq.load_audio(SPEECH) * 32767).astype(np.int16)
+    speech = (fixture("long") * 32768).astype(np.int16)  # the WAV's own samples
     rng = np.random.default_rng(0)
     out = []
     for _ in range(count):
@@ -90,8 +90,7 @@ def start_server(model: str, batch_size: int, args) -> tuple[subprocess.Popen, s
         "--log-level",
         "warning",
     ]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)  # -m: the package of this checkout
     base = f"http://127.0.0.1:{port}"
     end = time.monotonic() + 300
     while time.monotonic() < end:
@@ -180,6 +179,7 @@ def run_lane(model: str, batch_size: int, files: list[np.ndarray], args) -> dict
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default=None, help="model folder or hub id (default: a random tiny model)")
+    p.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="where the random checkpoint is kept")
     p.add_argument("--files", type=int, default=32)
     p.add_argument("--min-seconds", type=float, default=10.0)
     p.add_argument("--max-seconds", type=float, default=60.0)
@@ -193,8 +193,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.quick:
         args.files, args.max_seconds, args.clients, args.live, args.rounds = 8, 20.0, 4, 1, 1
-    folder = tempfile.TemporaryDirectory(prefix="bench_server-")
-    model = args.model or str(write_random_checkpoint(Path(folder.name) / "tiny", tiny_config(), seed=0))
+    model = args.model or str(random_checkpoint(args.cache_dir, quick=True))
     files = clips(args.files, args.min_seconds, args.max_seconds)
     load_before = os.getloadavg()
     runs = [run_lane(model, size, files, args) for _ in range(args.rounds) for size in (1, args.batch_size)]

@@ -3,7 +3,7 @@ the same work on every side, the sides alternated run by run, the machine's load
 
     sides (--sides, comma list): official | ours[@GIT_REV][:BLAS]
       (BLAS: mkl+openblas, openblas, mkl, blis, reference; none: blas.py's choice for this machine)
-      -> one long-lived worker process per side (bench_ours.py / bench_official.py in --official-python),
+      -> one long-lived worker process per side (workers/ours.py; workers/official.py in --official-python),
          each loaded once, same checkpoint (random weights, real 0.6B config.json), float32, --threads
     -> per stage, --warmup + --runs rounds, each round one request per side in turn (A B A B ...):
          encoder 10 s, 60 s (log-mel included) | prefill of the 10 s prompt, LM head on the last
@@ -11,37 +11,31 @@ the same work on every side, the sides alternated run by run, the machine's load
          and its `generate`) | end to end: 10 s clip -> text, exactly --e2e-tokens tokens
        around each request: 1-min load average, /proc/stat busy share, and the share other processes
        took (busy minus the worker's own CPU time)
-    -> --busy: all of it under a fixed background load (bench_load.BackgroundLoad)
+    -> --busy: all of it under a fixed background load (machine_load.BackgroundLoad)
     -> a table of medians [min-max], each side / the first side (median of the per-round ratios),
        the case (quiet / not quiet / busy) and the load; a JSON file with every measurement
 
-    .venv/bin/python scripts/bench_vs_official.py --official-python /tmp/refenv/bin/python
-    .venv/bin/python scripts/bench_vs_official.py --sides ours:openblas,ours:mkl,ours:blis --busy
-    .venv/bin/python scripts/bench_vs_official.py --sides ours@main,ours   # before / after a change
+    python -m scripts.bench.vs_official --official-python /tmp/refenv/bin/python
+    python -m scripts.bench.vs_official --sides ours:openblas,ours:mkl,ours:blis --busy
+    python -m scripts.bench.vs_official --sides ours@main,ours   # before / after a change
 """
 
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from bench import ensure_checkpoint
-from bench_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
-from bench_protocol import Worker
-from bench_sources import ours_environment, source_tree
-from rich.console import Console
 from rich.table import Table
 
 from mlx_qwen3asr.blas import THREAD_VARIABLES
-
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPTS = ROOT / "scripts"
-console = Console(width=170)
+from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint
+from scripts.bench.machine_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
+from scripts.bench.sources import ours_environment, source_tree
+from scripts.bench.workers.protocol import Worker
 
 
 @dataclass
@@ -58,6 +52,7 @@ class Side:
     label: str
     command: list[str]
     env: dict
+    cwd: Path  # the worker runs here: the folder of the package it measures
     official: bool = False
     records: list = field(default_factory=list)
 
@@ -92,19 +87,13 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
-        command = [
-            args.official_python,
-            str(SCRIPTS / "bench_official.py"),
-            str(checkpoint),
-            "--threads",
-            str(args.threads),
-        ]
-        return Side("official", command, env, official=True)
+        command = [args.official_python, "-m", "scripts.bench.workers.official", str(checkpoint)]
+        return Side("official", command + ["--threads", str(args.threads)], env, ROOT, official=True)
     name, _, blas = spec.partition(":")
     _, _, rev = name.partition("@")
     root = source_tree(rev, args.cache_dir) if rev else ROOT
     env = ours_environment(root, blas, {**os.environ, **threads})
-    return Side(spec, [sys.executable, str(SCRIPTS / "bench_ours.py"), str(checkpoint)], env)
+    return Side(spec, [sys.executable, "-m", "scripts.bench.workers.ours", str(checkpoint)], env, root)
 
 
 def measure_stage(stage: Stage, workers: dict, args: argparse.Namespace) -> None:
@@ -225,7 +214,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         "--stages",
         help="comma list of encoder10, encoder60, prefill, prefill_all, decode, decode_generate, e2e (default: all)",
     )
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
     args = parser.parse_args(argv)
     args.runs = args.runs or (2 if args.quick else 5)
@@ -244,14 +233,14 @@ def unique_labels(sides: list[Side]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    checkpoint = ensure_checkpoint(args.cache_dir, args.quick)
+    checkpoint = random_checkpoint(args.cache_dir, args.quick)
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
     plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
     workers = {}
     try:
         for side in sides:
-            workers[side] = Worker(side.label, side.command, side.env)
+            workers[side] = Worker(side.label, side.command, side.env, side.cwd)
         ready = {side.label: workers[side].ready for side in sides}
         tokens = {r["prefill_tokens"] for r in ready.values()}
         assert len(tokens) == 1, f"the sides' prompts differ: {ready}"
@@ -275,18 +264,6 @@ def run(args: argparse.Namespace) -> dict:
         "rss_peak_mb": rss,
         "records": {side.label: side.records for side in sides},
     }
-
-
-def machine() -> str:
-    model = (
-        next(
-            (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
-            platform.machine(),
-        )
-        if os.path.exists("/proc/cpuinfo")
-        else platform.machine()
-    )
-    return f"{model}, {os.cpu_count()} cores, {platform.system()}"
 
 
 def main(argv: Optional[list[str]] = None) -> dict:

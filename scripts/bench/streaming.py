@@ -1,8 +1,8 @@
 """Streaming benchmark: per-step cost over a long session, and what each optimisation buys.
 
-    python scripts/bench_streaming.py --quick                 # tiny random model, about a minute
-    python scripts/bench_streaming.py                         # 0.6B-size random model, float32
-    python scripts/bench_streaming.py --model DIR --audio speech.wav [--language English]
+    python -m scripts.bench.streaming --quick                 # tiny random model, about a minute
+    python -m scripts.bench.streaming                         # 0.6B-size random model, float32
+    python -m scripts.bench.streaming --model DIR --audio speech.wav [--language English]
                                                               # real weights: + CER streamed vs offline
 
 Audio is replayed in simulated real time: `chunk` seconds are fed per step and the decoder's compute
@@ -22,7 +22,6 @@ switch the loop guard off; with real weights (--model) neither is needed or done
 import argparse
 import json
 import resource
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,11 +32,11 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.options import DecodeOptions
-from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
-from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
+from scripts.bench.clips import fixture, fixture_names
+from scripts.bench.common import CACHE_DIR, random_checkpoint
 
-AUDIO_DIR = Path(__file__).resolve().parents[1] / "tests/fixtures/audio"
 RANDOM_TOKENS_PER_RUN = 12
 CONFIGS = {
     "all off (official recipe)": dict(encoder_cache=False, kv_reuse=False, draft=False),
@@ -50,7 +49,7 @@ CONFIGS = {
 def speech(seconds: float, seed: int = 0) -> np.ndarray:
     """Fixture speech clips cycled with 0.3-1.2 s gaps over a -65 dBFS noise floor."""
     rng = np.random.default_rng(seed)
-    clips = [mq.load_audio(path) for path in sorted(AUDIO_DIR.glob("*.wav"))]
+    clips = [fixture(name) for name in fixture_names()]
     pieces, total = [], 0
     while total < seconds * mq.SAMPLE_RATE:
         clip = clips[int(rng.integers(len(clips)))]
@@ -99,10 +98,10 @@ class Run:
 
 def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -> Run:
     """Feed `audio` chunk by chunk; time every step; note memory at the end of the marked minutes."""
-    options = StreamingOptions(**switches, **random_caps(args))
-    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=options.stop_loops)
+    tuning = StreamingTuning(**switches, **random_caps(args))
+    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=tuning.stop_loops)
     engine = CountingEngine(inner)
-    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, options=options, engine=engine)
+    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, tuning=tuning, engine=engine)
     chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=engine.counts)
     for start in range(0, len(audio), chunk):
         minute = start // (60 * mq.SAMPLE_RATE)
@@ -198,13 +197,7 @@ def cer(model, args) -> None:
 
 
 def load_model(args):
-    if args.model:
-        return mq.load(args.model, dtype=args.dtype)
-    folder = Path(args.work) / ("tiny" if args.quick else "0.6b")
-    if not (folder / "config.json").exists():
-        config = tiny_config() if args.quick else json.loads((FIXTURES_DIR / "config.json").read_text())
-        print(f"writing a random checkpoint to {folder} ...")
-        write_random_checkpoint(folder, config, seed=0)
+    folder = args.model or random_checkpoint(args.cache_dir, args.quick)
     return mq.load(folder, dtype=args.dtype)
 
 
@@ -218,7 +211,7 @@ def main() -> None:
     parser.add_argument("--chunk", type=float, default=2.0, help="seconds per step")
     parser.add_argument("--minutes", type=int, default=None, help="session length (default 30; quick 2)")
     parser.add_argument("--compare-seconds", type=float, default=None, help="default 40 (quick 20)")
-    parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "mlx_qwen3asr_bench"))
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="where the random checkpoints are kept")
     args = parser.parse_args()
     args.minutes = args.minutes or (2 if args.quick else 30)
     args.compare_seconds = args.compare_seconds or (20.0 if args.quick else 40.0)

@@ -1,13 +1,15 @@
 """Speed benchmark: our pipeline against the machine's limit (the bare matrix products).
 
+    python -m scripts.bench.overhead [--quick] [--long] [--dtypes float32,4bit] [--json bench.json]
+
     random-weight checkpoint with the real 0.6B config.json (built once in --cache-dir)
     -> per dtype (float32; on a GPU also float16 and the default 4-bit convert recipe):
        front end + encoder (10 s, 60 s; 10 and 20 min with --long), prefill of a 10 s clip's
        prompt, decode ms/token over a fixed count (EOS ignored), transcribe() of a 10 s clip
-    -> the limit (bench_limits.py): the same weights' bare matmuls in one graph (decode step,
+    -> the limit (bare_products.py): the same weights' bare matmuls in one graph (decode step,
        prefill, encoder with its conv stem as GEMMs); our time / that time = overhead factor
     (the official implementation, and our side under other BLAS libraries or at older commits, are
-     compared in scripts/bench_vs_official.py: alternating runs, the load recorded)
+     compared in scripts/bench/vs_official.py: alternating runs, the load recorded)
     -> a rich table and a JSON file (--json)
 
 Every time is the median of --runs runs after --warmup runs. On a shared machine only ratios
@@ -28,25 +30,19 @@ from pathlib import Path
 from typing import Optional
 
 import mlx.core as mx
-import numpy as np
-from bench_limits import limits
-from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
-from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.tokenizer import build_prompt
+from scripts.bench.bare_products import limits
+from scripts.bench.clips import clip
+from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint
 
-ROOT = Path(__file__).resolve().parent.parent
-REAL_CONFIG = FIXTURES_DIR / "config.json"
-SAMPLE_RATE = 16000
-BLAS_NAMES = ("openblas", "libblas", "libcblas", "accelerate", "mkl", "blis")
 TARGETS = {"decode": 1.1, "prefill": 1.2, "encoder": 1.3}
 QUANTIZED = {"4bit": 4, "8bit": 8}  # --dtypes names: the default convert recipe at these bits
-console = Console(width=150)
 
 
 def median_time(fn: Callable[[], object], runs: int, warmup: int) -> float:
@@ -61,17 +57,6 @@ def median_time(fn: Callable[[], object], runs: int, warmup: int) -> float:
     return statistics.median(times)
 
 
-def blas_libraries() -> list[str]:
-    """BLAS libraries mapped into this process, numpy's own excluded (a preloaded one wins over mlx's)."""
-    mx.eval(mx.ones((8, 8)) @ mx.ones((8, 8)))
-    libs = set()
-    for line in Path("/proc/self/maps").read_text().splitlines() if Path("/proc/self/maps").exists() else []:
-        path = line.split()[-1]
-        if any(name in path.lower() for name in BLAS_NAMES) and "numpy" not in path:
-            libs.add(path)
-    return sorted(libs)
-
-
 def blas_note(libs: list[str]) -> Optional[str]:
     """A warning when MLX on Linux runs on the reference (netlib) BLAS."""
     if platform.system() != "Linux" or mx.default_device() != mx.cpu:
@@ -82,22 +67,6 @@ def blas_note(libs: list[str]) -> Optional[str]:
         "MLX is using the reference BLAS (~4 GFLOP/s): install libopenblas0-pthread and run with "
         "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
     )
-
-
-def ensure_checkpoint(cache_dir: Path, quick: bool) -> Path:
-    """The random-weight checkpoint (real 0.6B config, or the tiny test config with --quick)."""
-    folder = cache_dir / ("qwen3-asr-tiny-random" if quick else "qwen3-asr-0.6b-random")
-    if not (folder / "config.json").exists():
-        config = tiny_config() if quick else json.loads(REAL_CONFIG.read_text())
-        console.print(f"writing random checkpoint {folder}")
-        write_random_checkpoint(folder, config, seed=0)
-    return folder
-
-
-def clip(seconds: float) -> np.ndarray:
-    """Deterministic noise (the weights are random, so the content does not matter)."""
-    rng = np.random.default_rng(0)
-    return (0.1 * rng.standard_normal(int(seconds * SAMPLE_RATE))).astype(np.float32)
 
 
 def prompt_embeddings(model, seconds: float) -> mx.array:
@@ -224,7 +193,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny config and sizes: seconds, for CI")
     parser.add_argument("--long", action="store_true", help="also encode 10 and 20 minutes of audio (one run each)")
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument(
         "--dtypes",
         default=None,
@@ -257,7 +226,7 @@ def chosen_dtypes(args: argparse.Namespace, notes: list[str]) -> list[str]:
 
 def main() -> None:
     args = parse_args()
-    folder = args.model or ensure_checkpoint(args.cache_dir, args.quick)
+    folder = args.model or random_checkpoint(args.cache_dir, args.quick)
     libs, notes = blas_libraries(), []
     if blas_note(libs):
         notes.append(blas_note(libs))
@@ -266,8 +235,7 @@ def main() -> None:
     results = {
         "checkpoint": str(folder),
         "checkpoint_config": "tiny" if args.quick else "0.6B",
-        "machine": f"{platform.processor() or platform.machine()}, {platform.system()}, mlx {mx.__version__}, "
-        f"device {mx.default_device()}",
+        "machine": machine(),
         "blas": libs,
         "notes": notes,
         "prompt_seconds": args.prompt_seconds,
@@ -275,7 +243,7 @@ def main() -> None:
         "decode_tokens": args.decode_tokens,
         "dtypes": {dtype: bench_dtype(folder, dtype, args) for dtype in chosen_dtypes(args, notes)},
     }
-    results["official"] = None  # see scripts/bench_vs_official.py
+    results["official"] = None  # see scripts/bench/vs_official.py
     args.json.write_text(json.dumps(results, indent=2))
     print_report(results)
     console.print(f"wrote {args.json}")

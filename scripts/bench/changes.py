@@ -1,4 +1,4 @@
-"""Before/after of each speed change, side by side in one process (scripts/bench.py gives the totals).
+"""Before/after of each speed change, side by side in one process (overhead.py gives the totals).
 
     for each change: the stages it touches, timed with the change off and on in alternating runs
     on the same random-weight checkpoint (real 0.6B config; --quick: the tiny test config)
@@ -7,7 +7,7 @@
 A change is switched off by swapping the module-level function it replaced back in, so "off" is
 exactly the code as it was before the change.
 
-    LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libopenblas.so.0 python scripts/bench_changes.py
+    python -m scripts.bench.changes [--quick] [--long]    (after `source scripts/env.sh`: the fast BLAS)
 """
 
 import argparse
@@ -19,15 +19,13 @@ from pathlib import Path
 
 import mlx.core as mx
 import mlx.nn as nn
-from bench import clip, ensure_checkpoint
-from rich.console import Console
 from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.features import log_mel_spectrogram
 from mlx_qwen3asr.model import decoder, encoder
-
-console = Console(width=200)
+from scripts.bench.clips import clip
+from scripts.bench.common import CACHE_DIR, console, random_checkpoint
 
 
 @dataclass
@@ -103,11 +101,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny config: seconds, for CI")
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")
-    parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "mlx_qwen3asr_bench")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--long", action="store_true", help="also encode 10 minutes of audio")
     args = parser.parse_args()
-    model = mq.load(args.model or ensure_checkpoint(args.cache_dir, args.quick), dtype="float32")
+    model = mq.load(args.model or random_checkpoint(args.cache_dir, args.quick), dtype="float32")
     stage_fns = stages(model, [10.0, 60.0] + ([600.0] if args.long else []), 145)
     table = Table(title="before / after, float32, alternating runs (medians)")
     for column in ("change", "stage", "before", "after", "speed-up", "MLX peak before / after", "max |after - before|"):

@@ -2,19 +2,17 @@
 capture path (FileSource -> queue -> Worker) into the live engine.
 
     espeak-ng sentences + known pauses -> WAV -> FileSource (real time) -> queue -> Worker
-      --engine new: mlx_qwen3asr.LiveSession (events)
-      --engine old: the app's own Pipeline before issue 13 (run with PYTHONPATH pointing at a tree
-                    that still has app/pipeline.py, e.g. the commit before the LiveSession)
+      -> mlx_qwen3asr.LiveSession (events)
     commit latency = commit time - the moment the speaker paused (last audible sample of a sentence)
     first partial  = first tentative text of an utterance - the moment its sentence began
 
 Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written once to
---checkpoint-dir), float32. Random weights never emit end-of-text, so every decode is capped at
+--cache-dir), float32. Random weights never emit end-of-text, so every decode is capped at
 --max-new-tokens (default 20: about what the real model emits for one of these sentences).
 
-    python scripts/bench_live.py --quick          # 3 sentences, ~20 s
-    python scripts/bench_live.py                  # 8 sentences
-    python scripts/bench_live.py --model DIR      # a real or converted model folder
+    python -m scripts.bench.live --quick          # 3 sentences, ~20 s
+    python -m scripts.bench.live                  # 8 sentences
+    python -m scripts.bench.live --model DIR      # a real or converted model folder
 """
 
 import argparse
@@ -27,15 +25,15 @@ import time
 from pathlib import Path
 
 import numpy as np
+from mlx_qwen3asr_app.replay import FileSource
+from mlx_qwen3asr_app.transcript import write_float_wav
+from mlx_qwen3asr_app.worker import Worker, make_queue
 
 import mlx_qwen3asr as mq
-from app.replay import FileSource
-from app.transcript import write_float_wav
-from app.worker import Worker, make_queue
-from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, write_random_checkpoint
+from mlx_qwen3asr.streaming.utterances import make_engine
+from scripts.bench.common import CACHE_DIR, random_checkpoint
 
-RATE = 16000
-ROOT = Path(__file__).resolve().parents[1]
+RATE = mq.SAMPLE_RATE
 SENTENCES = [
     "Please add milk, eggs and bread to the shopping list.",
     "The meeting moved to Thursday at three in the afternoon.",
@@ -52,7 +50,7 @@ AUDIBLE = 10 ** (-50 / 20)  # a sentence ends at its last sample above -50 dBFS
 
 def speech(text: str, folder: Path) -> np.ndarray:
     if shutil.which("espeak-ng") is None:
-        raise SystemExit("bench_live.py needs espeak-ng to make speech (apt install espeak-ng)")
+        raise SystemExit("scripts.bench.live needs espeak-ng to make speech (apt install espeak-ng)")
     raw = folder / "raw.wav"
     subprocess.run(["espeak-ng", "-w", raw, text], check=True)
     return mq.load_audio(raw)  # 22.05 kHz -> 16 kHz
@@ -72,14 +70,6 @@ def make_session_audio(count: int, folder: Path) -> tuple[Path, list[float], lis
     path = folder / "session.wav"
     write_float_wav(path, np.concatenate(parts))
     return path, speech_starts, pause_starts
-
-
-def random_06b(folder: Path) -> Path:
-    if not (folder / "model.safetensors").exists():
-        print(f"writing the random 0.6B-size checkpoint to {folder} (once)")
-        config = json.loads((FIXTURES_DIR / "config.json").read_text())
-        write_random_checkpoint(folder, config, seed=0)
-    return folder
 
 
 class TimedEngine:
@@ -125,48 +115,28 @@ class Recorder:
 
 
 def replay(model, wav: Path, args, recorder: Recorder):
-    """Replay `wav` at real-time pace through the chosen engine; (replay start, stats, engine)."""
+    """Replay `wav` at real-time pace through a LiveSession; (replay start, stats, engine)."""
     options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
     partials = "streaming" if args.partials == "auto" else args.partials
     blocks = make_queue()
-    if args.engine == "old":
-        from app.engine import make_engine
-        from app.pipeline import Pipeline
-        from app.segmenter import Segmenter
+    engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
+    live = mq.LiveSession(
+        None, options, pause=args.pause, partials=partials, channels_last=True, engine=engine
+    )  # FileSource blocks are [n, 1], as the app's
+    live.warm_up()
 
-        engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
-        engine.warm_up()
-        runner = Pipeline(
-            engine,
-            lambda c: recorder.commit(c.end),
-            recorder.tentative,
-            Segmenter(args.pause),
-            refresh_every=None if partials == "off" else 0.5,
-        )
-        worker, stats = Worker(blocks, runner), runner.stats
-    else:
-        from mlx_qwen3asr.streaming.utterances import make_engine
+    def on_event(event) -> None:
+        if event.type == "commit":
+            recorder.commit(event.end)
+        elif event.type == "partial":
+            recorder.tentative(event.text)
 
-        engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
-        live = mq.LiveSession(
-            None, options, pause=args.pause, partials=partials, channels_last=True, engine=engine
-        )  # FileSource blocks are [n, 1], as the app's
-        live.warm_up()
-
-        def on_event(event) -> None:
-            if event.type == "commit":
-                recorder.commit(event.end)
-            elif event.type == "partial":
-                recorder.tentative(event.text)
-
-        worker, stats = Worker(blocks, live, on_event), live.stats
+    worker = Worker(blocks, live, on_event)
     source = FileSource(str(wav), blocks)
     worker.start()
     source.start()
-    if args.engine == "old":
-        runner.begin()
     worker.join()
-    return source.opened_at, stats, engine
+    return source.opened_at, live.stats, engine
 
 
 def seconds(values: list[float], q: float) -> float | None:
@@ -214,20 +184,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="3 sentences instead of 8")
     p.add_argument("--model", default=None, help="model folder or hub id (default: random 0.6B-size)")
-    p.add_argument("--checkpoint-dir", default=str(Path(tempfile.gettempdir()) / "mlx_qwen3asr_bench_live/0.6b"))
+    p.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="where the random checkpoint is kept")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--max-new-tokens", type=int, default=20)
     p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
     p.add_argument("--pause", type=float, default=0.6)
     p.add_argument("--language", default=None, help="force a language (default: detected)")
-    p.add_argument(
-        "--engine",
-        choices=["new", "old"],
-        default="new",
-        help="new: mlx_qwen3asr.LiveSession; old: the app's Pipeline (a tree from before issue 13)",
-    )
     args = p.parse_args()
-    model_path = args.model or random_06b(Path(args.checkpoint_dir))
+    model_path = args.model or random_checkpoint(args.cache_dir, quick=False)
     model = mq.load(model_path, dtype=args.dtype)
     with tempfile.TemporaryDirectory() as tmp:
         wav, speech_starts, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
@@ -235,7 +199,6 @@ def main() -> None:
         start, stats, engine = replay(model, wav, args, recorder)
     result = report(recorder, start, speech_starts, pause_starts, stats, engine)
     result.update(
-        engine=args.engine,
         model=str(model_path),
         dtype=args.dtype,
         max_new_tokens=args.max_new_tokens,

@@ -1,0 +1,19 @@
+"""The benchmarks. Run each from the repository root as a module (`--help` tells the rest):
+
+    python -m scripts.bench.overhead     every stage of our pipeline against the bare matrix products
+                                         it must do (per dtype); CI runs its --quick lane
+    python -m scripts.bench.changes      each speed change on and off, alternated; CI runs --quick
+    python -m scripts.bench.vs_official  ours against the official implementation, another BLAS or an
+                                         older commit: sides alternated, the machine's load recorded
+    python -m scripts.bench.batch        batched transcription, batch 1 against 4, 8, 16
+    python -m scripts.bench.streaming    StreamingTranscriber: per-step cost, what each optimisation buys
+    python -m scripts.bench.live         live dictation latency through the app's capture path
+    python -m scripts.bench.server       the server under concurrent clients and live sessions
+    python -m scripts.bench.align        word alignment, ours against the official aligner
+
+Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the
+machine's description), machine_load.py (load probe, --busy background), sources.py (the package at
+an older commit), bare_products.py (the limit overhead compares with). workers/: one side of a
+comparison in its own process (protocol.py; ours.py; official.py and official_align.py in a torch +
+qwen-asr environment).
+"""
