@@ -20,7 +20,7 @@ from mlx.utils import tree_flatten
 
 from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .allocator import keep_cpu_buffers
-from .jsonfile import read_json
+from .jsonfile import corrupt, read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
@@ -130,15 +130,37 @@ def weight_files(folder: Path) -> list[Path]:
     return files
 
 
+def safetensors_header(file: Path) -> dict:
+    """A safetensors file's header (8-byte little-endian length, then JSON: name -> dtype, shape,
+    data_offsets), checked against the file's size, so that a cut-off or empty download is one line
+    naming the file and the fix before MLX reads a byte of it."""
+    size = file.stat().st_size
+    try:
+        with open(file, "rb") as f:
+            if size < 8:
+                raise ValueError(f"{size} bytes, shorter than a safetensors header")
+            length = struct.unpack("<Q", f.read(8))[0]
+            if 8 + length > size:
+                raise ValueError(f"its header declares {length} bytes, the file holds {size}")
+            header = json.loads(f.read(length))
+        tensors = [entry for name, entry in header.items() if name != "__metadata__"]
+        end = 8 + length + max((entry["data_offsets"][1] for entry in tensors), default=0)
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError, IndexError, TypeError) as e:
+        raise corrupt(file, f"unreadable header: {e}") from e
+    except ValueError as e:
+        raise corrupt(file, e) from e
+    if end > size:
+        raise corrupt(file, f"its tensors need {end} bytes, the file holds {size}")
+    return header
+
+
 def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
     """Bytes the folder's tensors take in memory once floating ones are cast to `dtype`, read from
-    the safetensors headers (8-byte length + JSON) without loading anything. `tied_head`: a stored
-    lm_head is a copy of the embedding that sanitize drops, so it is not counted."""
+    the safetensors headers without loading anything. `tied_head`: a stored lm_head is a copy of the
+    embedding that sanitize drops, so it is not counted."""
     total = 0
     for file in weight_files(folder):
-        with open(file, "rb") as f:
-            header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-        for name, entry in header.items():
+        for name, entry in safetensors_header(file).items():
             if name == "__metadata__" or (tied_head and name.startswith(TIED_HEAD_NAMES)):
                 continue
             size = SAFETENSORS_ITEMSIZE.get(entry["dtype"], 4)
@@ -180,10 +202,11 @@ def load_weights(folder: Path) -> dict[str, mx.array]:
     """All tensors of a folder under their official (`thinker.*`) names, as stored (no casting)."""
     weights = {}
     for file in weight_files(folder):
+        safetensors_header(file)  # a cut-off file is named before MLX reads it
         try:
             weights.update(mx.load(str(file)))
         except (RuntimeError, ValueError) as e:
-            raise ValueError(f"Cannot read {file}: {e} (corrupt or incomplete download?)") from e
+            raise corrupt(file, e) from e
     return to_official_names(weights)
 
 

@@ -162,3 +162,27 @@ def test_cli_word_timestamps_need_an_aligner_and_an_asr_model_is_not_one(clip, t
     assert run.returncode == 2 and "--timestamps word needs --aligner" in run.stderr, run.stderr
     wrong = _cli(clip, "--model", tiny_checkpoint, "--aligner", tiny_checkpoint)
     assert wrong.returncode == 1 and "must be a Qwen3-ForcedAligner model" in wrong.stderr, wrong.stderr
+
+
+def test_a_cut_off_weights_file_in_the_hub_cache_says_how_to_download_it_again(tmp_path, clip, tiny_checkpoint):
+    repo = tmp_path / "hf" / "hub" / "models--Qwen--Qwen3-ASR-0.6B"
+    revision = "0" * 40
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(revision)
+    snapshot = repo / "snapshots" / revision
+    shutil.copytree(tiny_checkpoint, snapshot)
+    weights = snapshot / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])  # the download was interrupted
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mlx_qwen3asr", str(clip), "--model", "Qwen/Qwen3-ASR-0.6B"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith(f"error: cannot load model: {weights} is cut off or corrupt ("), run.stderr
+    assert run.stderr.endswith(
+        f": download the model again (hf download Qwen/Qwen3-ASR-0.6B --force-download, or delete {repo})\n"
+    ), run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr

@@ -133,8 +133,23 @@ def test_a_truncated_safetensors_file_is_reported_as_corrupt(tmp_path, tiny_chec
     shutil.copytree(tiny_checkpoint, folder)
     weights = folder / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
-    with pytest.raises(ValueError, match="model.safetensors.*corrupt or incomplete"):
+    with pytest.raises(
+        ValueError, match=f"^{re.escape(str(weights))} is cut off or corrupt .*download the model again"
+    ):
         mq.load(folder)
+
+
+@pytest.mark.parametrize("kept", [0, 5, 8, 40])
+def test_an_empty_or_cut_off_weights_file_is_one_line_saying_download_again(tmp_path, tiny_checkpoint, kept):
+    folder = tmp_path / "cut"
+    shutil.copytree(tiny_checkpoint, folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:kept])  # 0 bytes: a download that never started
+    with pytest.raises(ValueError) as raised:
+        mq.load(folder)
+    message = str(raised.value)
+    assert message.startswith(f"{weights} is cut off or corrupt ("), message
+    assert message.endswith(": download the model again (or restore the file)") and "\n" not in message, message
 
 
 def test_a_missing_shard_is_named(tmp_path):
