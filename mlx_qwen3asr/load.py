@@ -239,7 +239,7 @@ def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str
 
 
 def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
-    """Raise naming every missing, unexpected or mis-shaped tensor."""
+    """Raise naming every missing, unexpected, mis-shaped or mis-typed tensor."""
     expected = dict(tree_flatten(model.parameters()))
     missing = sorted(set(expected) - set(weights))
     unexpected = sorted(set(weights) - set(expected))
@@ -248,9 +248,21 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
         for k, v in expected.items()
         if k in weights and weights[k].shape != v.shape
     ]
+    # A quantized module's packed weight is uint32; stored as floats (a folder re-saved by a tool that
+    # cast every tensor) it would load, then fail in the first matmul.
+    mistyped = [
+        f"{k}: checkpoint {weights[k].dtype} vs model {v.dtype}"
+        for k, v in expected.items()
+        if k in weights and mx.issubdtype(weights[k].dtype, mx.floating) != mx.issubdtype(v.dtype, mx.floating)
+    ]
     problems = [
         f"{label} ({len(items)}): {', '.join(items[:8])}{' ...' if len(items) > 8 else ''}"
-        for label, items in (("missing", missing), ("unexpected", unexpected), ("mis-shaped", misshaped))
+        for label, items in (
+            ("missing", missing),
+            ("unexpected", unexpected),
+            ("mis-shaped", misshaped),
+            ("mis-typed", mistyped),
+        )
         if items
     ]
     if problems:
