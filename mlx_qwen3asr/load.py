@@ -22,6 +22,7 @@ from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .allocator import keep_cpu_buffers
 from .jsonfile import corrupt, read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
+from .memory import ensure_memory
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
@@ -45,7 +46,6 @@ SAFETENSORS_ITEMSIZE = {
 }
 SAFETENSORS_FLOATS = {"F64", "F32", "F16", "BF16"}
 TIED_HEAD_NAMES = ("thinker.lm_head.", "lm_head.")
-AVAILABLE_MEMORY_ENV = "MLX_QWEN3ASR_AVAILABLE_MEMORY"
 LOAD_OVERHEAD = (1.1, 512 * 2**20)  # decoding's own memory: +10 % of the weights and 512 MiB
 
 
@@ -167,35 +167,6 @@ def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
             numel = math.prod(entry["shape"])
             total += numel * (dtype.size if entry["dtype"] in SAFETENSORS_FLOATS else size)
     return total
-
-
-def available_memory() -> int:
-    """Bytes this process can still allocate: $MLX_QWEN3ASR_AVAILABLE_MEMORY when set (tests, or to
-    override the check), else MemAvailable on Linux, else physical memory (macOS: unified memory,
-    shared by CPU and GPU; the system compresses and pages the rest)."""
-    override = os.environ.get(AVAILABLE_MEMORY_ENV)
-    if override:
-        return int(float(override))
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass  # not Linux
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def ensure_memory(needed: int, what: str) -> None:
-    """Refuse (one line, with advice) before MLX would fail to allocate: it cannot recover from that and
-    the process dies with SIGSEGV and no message."""
-    available = available_memory()
-    if needed > available:
-        raise MemoryError(
-            f"Not enough memory to {what}: it needs about {needed / 1e9:.1f} GB and {available / 1e9:.1f} GB "
-            "is available. Close other programs, or use a smaller model (Qwen/Qwen3-ASR-0.6B), float16 "
-            "instead of float32 (--dtype float16), or a 4-bit conversion (scripts/convert.py)"
-        )
 
 
 def load_weights(folder: Path) -> dict[str, mx.array]:

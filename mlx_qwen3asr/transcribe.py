@@ -14,7 +14,6 @@ Memory is bounded by the wave: at most `batch_size` chunks' encoder outputs and 
 once, whatever the length of the audio (see default_batch_size for the sizes).
 """
 
-import os
 from collections.abc import Callable, Sequence
 from math import inf
 from typing import Optional, Union
@@ -29,6 +28,7 @@ from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
 from .generate import StopRules, decode_batch
+from .memory import memory_size
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .result import Segment, Transcription
@@ -207,12 +207,13 @@ def default_batch_size(model: Qwen3ASR, chunk_seconds: float = CHUNK_SECONDS) ->
 
 
 def memory_bytes() -> int:
-    """Memory the arrays can use: the GPU's recommended working set, else physical RAM."""
+    """Memory the arrays can use: the GPU's recommended working set, else physical RAM (or less under a
+    cgroup or address-space limit)."""
     info = mx.device_info() if mx.default_device() != mx.cpu else {}
     for key in ("max_recommended_working_set_size", "memory_size", "total_memory"):
         if key in info:
             return int(info[key])
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return memory_size()
 
 
 def with_rate(audio: AudioInput, sample_rate: int) -> AudioInput:
