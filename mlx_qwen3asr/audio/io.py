@@ -100,8 +100,10 @@ def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarr
     - an np.ndarray: taken to be at `sample_rate` already;
     - an (np.ndarray, rate) tuple: resampled from `rate`.
 
-    Arrays are 1-D, or 2-D as (samples, channels) like soundfile returns, except that a first
-    dimension of at most 8 that is smaller than the second is read as (channels, samples).
+    Arrays are 1-D (mono samples), or 2-D as (samples, channels) or (channels, samples): the smaller
+    dimension is the channels when it is at most MAX_CHANNELS (64), and they are averaged; a shape
+    that could be read either way or neither (both dimensions at most 64, equal, or both above 64)
+    raises ValueError. A (9, 16000) array is 9 channels of 1 s (the official code reads it as 9 samples).
     Integer samples are divided by their dtype's full scale (uint8 centred at 128); bool, complex
     and object arrays raise TypeError; NaN or inf raises ValueError naming the first bad sample.
     """
