@@ -126,7 +126,10 @@ def transcribe(
     per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
     `chunk_seconds`: the longest piece decoded at once (1 or more); longer input is cut at its quietest
     points before each limit. `batch_size`: chunks of a long input decoded together (same text,
-    faster; see transcribe_batch). `sample_rate`: the rate of a bare array (default 16000); files carry their own.
+    faster; see transcribe_batch). `sample_rate`: the rate of a bare array. An array carries no rate, so
+    the library cannot know it: a bare array is taken to be 16 kHz unless `sample_rate` (or an
+    (array, rate) pair) says otherwise; 44.1 kHz audio taken as 16 kHz is heard 2.76x slowed down,
+    with no error. Files carry their own rate.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     return transcribe_batch(
@@ -167,6 +170,8 @@ def transcribe_batch(
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
     the aligner runs once all are decoded). `aligner`: as in `transcribe`, for every input.
+    `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
+    it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
     if aligner is not None:
