@@ -126,7 +126,9 @@ def weight_files(folder: Path) -> list[Path]:
         return [folder / n for n in names]
     files = sorted(folder.glob("*.safetensors"))
     if not files:
-        raise FileNotFoundError(f"No *.safetensors in {folder}: run scripts/convert.py or download the model")
+        raise FileNotFoundError(
+            f"No *.safetensors in {folder}: convert a checkpoint into it (mlx-qwen3asr-convert) or download the model"
+        )
     return files
 
 

@@ -188,5 +188,5 @@ def ensure_memory(needed: int, what: str) -> None:
         raise MemoryError(
             f"Not enough memory to {what}: it needs about {needed / 1e9:.1f} GB and {available / 1e9:.1f} GB "
             f"is available{where}. {fix}, or use a smaller model (Qwen/Qwen3-ASR-0.6B), float16 "
-            "instead of float32 (--dtype float16), or a 4-bit conversion (scripts/convert.py)"
+            "instead of float32 (--dtype float16), or a 4-bit conversion (mlx-qwen3asr-convert)"
         )
