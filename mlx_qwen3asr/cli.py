@@ -18,11 +18,13 @@ from typing import Optional
 import numpy as np
 
 from .align.aligner import check_aligner
+from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
+from .model.model import Qwen3ASR
 from .options import DecodeOptions
 from .result import Transcription
 from .transcribe import default_batch_size, transcribe_batch
@@ -113,7 +115,11 @@ def main(argv=None) -> int:
 
 
 def transcribe_files(
-    loaded: list[tuple[str, np.ndarray]], model, batch_size: int, options: DecodeOptions, aligner
+    loaded: list[tuple[str, np.ndarray]],
+    model: Qwen3ASR,
+    batch_size: int,
+    options: DecodeOptions,
+    aligner: Optional[ForcedAligner],
 ) -> list[Optional[Transcription]]:
     """Every file decoded together (their chunks share batches). Should that fail, each file is decoded
     alone, so a fault costs only the results of the files it belongs to: each such file gets one line

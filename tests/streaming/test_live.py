@@ -208,3 +208,9 @@ def test_a_session_told_its_blocks_are_at_44_1_khz_hears_what_the_16_khz_resampl
         # the session resamples block by block (soxr's stream), the reference in one call: the same
         # filter, so they differ only by float32 rounding
         np.testing.assert_allclose(got_audio, want_audio, atol=1e-5)
+
+
+@pytest.mark.parametrize("rate", [0, 44100.0, "44100"])
+def test_a_sample_rate_that_is_not_a_whole_number_of_hz_is_refused_when_the_session_starts(rate):
+    with pytest.raises(ValueError, match=rf"^sample_rate must be a positive integer number of Hz, got {rate!r}$"):
+        LiveSession(None, engine=FakeEngine(FakeClock()), sample_rate=rate)
