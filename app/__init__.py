@@ -1,4 +1,5 @@
-"""Live dictation in the terminal: `python -m app` (or `mlx-qwen3asr-dictate`).
+"""Live dictation in the terminal: `mlx-qwen3asr-dictate` (in a clone `scripts/dictate.sh`; installed
+as the package `mlx_qwen3asr_app`, so also `python -m mlx_qwen3asr_app`).
 
     microphone (sounddevice callback: copy only)  ┐
     --input FILE (replay thread, real-time/fast)  ┴─ Block [n, ch] @ any rate ─▶ bounded queue

@@ -1,4 +1,4 @@
-"""Entry point: `python -m app [options]`; see `python -m app --help`."""
+"""Entry point of `mlx-qwen3asr-dictate [options]` (= `python -m mlx_qwen3asr_app`); see its `--help`."""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""Command-line options of `python -m app` / `mlx-qwen3asr-dictate`."""
+"""Command-line options of `mlx-qwen3asr-dictate` (= `python -m mlx_qwen3asr_app`, `scripts/dictate.sh`)."""
 
 import argparse
 

@@ -1,6 +1,7 @@
 """Where each event of the live session goes, in order: files, then the screen, then the desktop.
 
 commit  -> with --aligner: each word timed (Event.words, session seconds)
+        -> one line: a line break inside the text becomes a space (JSONL keeps the text as is)
         -> --output / --save-audio (fsynced: on disk before it is on screen)
         -> display (a line) or, with --events jsonl, one JSON object on stdout
         -> clipboard / typing (--copy each, --type)
@@ -19,7 +20,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.streaming import Event
 
 from .outputs import Delivery
-from .transcript import gap_mark
+from .transcript import gap_mark, one_line
 
 LOST_MESSAGE = (
     "{:.1f} s of audio lost (the process stalled or the input overflowed): the utterance before "
@@ -47,22 +48,23 @@ class EventSink:
             self._gap(event)
         if event.type == "commit" and self.aligner is not None:
             event = with_words(event, self.aligner)
+        line = dataclasses.replace(event, text=one_line(event.text))  # JSONL alone keeps the text as is
         if event.type == "commit":
             for writer in self.writers:  # on disk before it is on screen
-                writer.write(event)
+                writer.write(line)
             with self._lock:
-                self.transcript.append(event.text)
+                self.transcript.append(line.text)
         if self.jsonl:
             self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
             self.out.flush()
         elif event.type == "commit":
-            self.display.commit(event.text)
+            self.display.commit(line.text)
         elif event.type == "partial":
-            self.display.tentative(event.text)
+            self.display.tentative(line.text)
         elif event.type == "speech":
             self.display.tentative("")
         if event.type == "commit":
-            self.delivery.commit(event.text)
+            self.delivery.commit(line.text)
 
     def _gap(self, event: Event) -> None:
         seconds = event.end - event.start

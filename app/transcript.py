@@ -1,6 +1,6 @@
 """Nothing lost: each committed utterance goes to disk the moment it is committed.
 
---output FILE      one line per utterance, appended, fsynced before it is displayed, so a
+--output FILE      one line per utterance (a line break inside its text becomes a space), appended, fsynced before it is displayed, so a
                    crash or SIGKILL loses nothing that was on screen;
                    --timestamps prefixes "[HH:MM:SS.s] " (start of the utterance in the session);
                    with --aligner each word's times follow: " | Hello@12.50-12.90 world@12.90-13.40"
@@ -15,6 +15,7 @@ commit -> KeptWriter -> TranscriptFile / AudioSaver
 """
 
 import os
+import re
 import struct
 import sys
 import tempfile
@@ -31,6 +32,16 @@ from mlx_qwen3asr.streaming import Event
 from .errors import AppError
 
 RATE = 16000
+
+
+# What ends a line for str.splitlines (and so for editors and `wc -l`), with the spaces around it.
+LINE_BREAK = re.compile(r"\s*[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]\s*")
+
+
+def one_line(text: str) -> str:
+    """An utterance as one line: every line break inside the text, with the spaces around it, becomes
+    one space (other characters, full-width spaces included, stay as the model wrote them)."""
+    return LINE_BREAK.sub(" ", text).strip()
 
 
 def gap_mark(seconds: float) -> str:

@@ -11,18 +11,17 @@ Cost: up to that much memory held between calls (`mx.clear_cache()` returns it).
 their own allocator and are left alone, and so is a limit the user set before loading.
 """
 
-import os
-
 import mlx.core as mx
+
+from .memory import memory_size
 
 MLX_CPU_DEFAULT_CACHE_LIMIT = 32 << 20  # the CPU-only allocator's own default
 MAX_CPU_CACHE = 2 << 30
 
 
 def cpu_cache_limit() -> int:
-    """How much freed memory to keep: an eighth of the machine's memory, at most MAX_CPU_CACHE."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    return min(MAX_CPU_CACHE, total // 8)
+    """How much freed memory to keep: an eighth of the memory this process may use, at most MAX_CPU_CACHE."""
+    return min(MAX_CPU_CACHE, memory_size() // 8)
 
 
 def keep_cpu_buffers() -> None:

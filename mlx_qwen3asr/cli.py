@@ -13,19 +13,26 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
 from .align.aligner import check_aligner
+from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
+from .model.model import Qwen3ASR
 from .options import DecodeOptions
+from .result import Transcription
 from .transcribe import default_batch_size, transcribe_batch
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
+# What decoding a file can raise (MLX's errors are ValueError and RuntimeError; ImportError: aligning
+# Japanese without its word segmenter): each is reported as one line naming the file.
+DECODE_FAULTS = (ValueError, RuntimeError, ImportError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,26 +105,45 @@ def main(argv=None) -> int:
             loaded.append((file, load_audio(file)))
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
-    failures = len(args.files) - len(loaded)
     batch_size = args.batch_size or default_batch_size(model)
+    results = transcribe_files(loaded, model, batch_size, options, aligner)
+    for (file, _), result in zip(loaded, results):
+        if result is not None:
+            write_result(file, render(result, args.format, args.timestamps), args, several=len(args.files) > 1)
+            report_zero_length_words(file, result)
+    return 0 if len(args.files) == sum(result is not None for result in results) else 1
+
+
+def transcribe_files(
+    loaded: list[tuple[str, np.ndarray]],
+    model: Qwen3ASR,
+    batch_size: int,
+    options: DecodeOptions,
+    aligner: Optional[ForcedAligner],
+) -> list[Optional[Transcription]]:
+    """Every file decoded together (their chunks share batches). Should that fail, each file is decoded
+    alone, so a fault costs only the results of the files it belongs to: each such file gets one line
+    on stderr naming it and the cause, and None here."""
     waves = [wave for _, wave in loaded]
     total = sum(len(wave) for wave in waves) / SAMPLE_RATE
+    decode = lambda waves, advance: transcribe_batch(
+        waves, model, batch_size=batch_size, options=options, on_progress=advance, aligner=aligner
+    )
     try:
         with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-            results = (
-                transcribe_batch(
-                    waves, model, batch_size=batch_size, options=options, on_progress=advance, aligner=aligner
-                )
-                if loaded
-                else []
-            )
-    except ImportError as e:  # aligning Japanese without its word segmenter
-        print(f"error: {e}", file=sys.stderr)
-        return 1
-    for (file, _), result in zip(loaded, results):
-        write_result(file, render(result, args.format, args.timestamps), args, several=len(args.files) > 1)
-        report_zero_length_words(file, result)
-    return 1 if failures else 0
+            return decode(waves, advance) if loaded else []
+    except DECODE_FAULTS as e:
+        if len(loaded) == 1:
+            print(f"error: {loaded[0][0]}: {e}", file=sys.stderr)
+            return [None]
+    results: list[Optional[Transcription]] = []
+    for file, wave in loaded:
+        try:
+            results.append(decode([wave], lambda seconds: None)[0])
+        except DECODE_FAULTS as e:
+            print(f"error: {file}: {e}", file=sys.stderr)
+            results.append(None)
+    return results
 
 
 def report_zero_length_words(file: str, result) -> None:

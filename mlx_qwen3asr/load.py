@@ -20,8 +20,9 @@ from mlx.utils import tree_flatten
 
 from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .allocator import keep_cpu_buffers
-from .jsonfile import read_json
+from .jsonfile import corrupt, read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
+from .memory import ensure_memory
 from .model import two_streams
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
@@ -46,7 +47,6 @@ SAFETENSORS_ITEMSIZE = {
 }
 SAFETENSORS_FLOATS = {"F64", "F32", "F16", "BF16"}
 TIED_HEAD_NAMES = ("thinker.lm_head.", "lm_head.")
-AVAILABLE_MEMORY_ENV = "MLX_QWEN3ASR_AVAILABLE_MEMORY"
 LOAD_OVERHEAD = (1.1, 512 * 2**20)  # decoding's own memory: +10 % of the weights and 512 MiB
 
 
@@ -127,19 +127,43 @@ def weight_files(folder: Path) -> list[Path]:
         return [folder / n for n in names]
     files = sorted(folder.glob("*.safetensors"))
     if not files:
-        raise FileNotFoundError(f"No *.safetensors in {folder}: run scripts/convert.py or download the model")
+        raise FileNotFoundError(
+            f"No *.safetensors in {folder}: convert a checkpoint into it (mlx-qwen3asr-convert) or download the model"
+        )
     return files
+
+
+def safetensors_header(file: Path) -> dict:
+    """A safetensors file's header (8-byte little-endian length, then JSON: name -> dtype, shape,
+    data_offsets), checked against the file's size, so that a cut-off or empty download is one line
+    naming the file and the fix before MLX reads a byte of it."""
+    size = file.stat().st_size
+    try:
+        with open(file, "rb") as f:
+            if size < 8:
+                raise ValueError(f"{size} bytes, shorter than a safetensors header")
+            length = struct.unpack("<Q", f.read(8))[0]
+            if 8 + length > size:
+                raise ValueError(f"its header declares {length} bytes, the file holds {size}")
+            header = json.loads(f.read(length))
+        tensors = [entry for name, entry in header.items() if name != "__metadata__"]
+        end = 8 + length + max((entry["data_offsets"][1] for entry in tensors), default=0)
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, KeyError, IndexError, TypeError) as e:
+        raise corrupt(file, f"unreadable header: {e}") from e
+    except ValueError as e:
+        raise corrupt(file, e) from e
+    if end > size:
+        raise corrupt(file, f"its tensors need {end} bytes, the file holds {size}")
+    return header
 
 
 def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
     """Bytes the folder's tensors take in memory once floating ones are cast to `dtype`, read from
-    the safetensors headers (8-byte length + JSON) without loading anything. `tied_head`: a stored
-    lm_head is a copy of the embedding that sanitize drops, so it is not counted."""
+    the safetensors headers without loading anything. `tied_head`: a stored lm_head is a copy of the
+    embedding that sanitize drops, so it is not counted."""
     total = 0
     for file in weight_files(folder):
-        with open(file, "rb") as f:
-            header = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
-        for name, entry in header.items():
+        for name, entry in safetensors_header(file).items():
             if name == "__metadata__" or (tied_head and name.startswith(TIED_HEAD_NAMES)):
                 continue
             size = SAFETENSORS_ITEMSIZE.get(entry["dtype"], 4)
@@ -148,43 +172,15 @@ def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
     return total
 
 
-def available_memory() -> int:
-    """Bytes this process can still allocate: $MLX_QWEN3ASR_AVAILABLE_MEMORY when set (tests, or to
-    override the check), else MemAvailable on Linux, else physical memory (macOS: unified memory,
-    shared by CPU and GPU; the system compresses and pages the rest)."""
-    override = os.environ.get(AVAILABLE_MEMORY_ENV)
-    if override:
-        return int(float(override))
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass  # not Linux
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def ensure_memory(needed: int, what: str) -> None:
-    """Refuse (one line, with advice) before MLX would fail to allocate: it cannot recover from that and
-    the process dies with SIGSEGV and no message."""
-    available = available_memory()
-    if needed > available:
-        raise MemoryError(
-            f"Not enough memory to {what}: it needs about {needed / 1e9:.1f} GB and {available / 1e9:.1f} GB "
-            "is available. Close other programs, or use a smaller model (Qwen/Qwen3-ASR-0.6B), float16 "
-            "instead of float32 (--dtype float16), or a 4-bit conversion (scripts/convert.py)"
-        )
-
-
 def load_weights(folder: Path) -> dict[str, mx.array]:
     """All tensors of a folder under their official (`thinker.*`) names, as stored (no casting)."""
     weights = {}
     for file in weight_files(folder):
+        safetensors_header(file)  # a cut-off file is named before MLX reads it
         try:
             weights.update(mx.load(str(file)))
         except (RuntimeError, ValueError) as e:
-            raise ValueError(f"Cannot read {file}: {e} (corrupt or incomplete download?)") from e
+            raise corrupt(file, e) from e
     return to_official_names(weights)
 
 
@@ -217,7 +213,7 @@ def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str
 
 
 def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
-    """Raise naming every missing, unexpected or mis-shaped tensor."""
+    """Raise naming every missing, unexpected, mis-shaped or mis-typed tensor."""
     expected = dict(tree_flatten(model.parameters()))
     missing = sorted(set(expected) - set(weights))
     unexpected = sorted(set(weights) - set(expected))
@@ -226,9 +222,21 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
         for k, v in expected.items()
         if k in weights and weights[k].shape != v.shape
     ]
+    # A quantized module's packed weight is uint32; stored as floats (a folder re-saved by a tool that
+    # cast every tensor) it would load, then fail in the first matmul.
+    mistyped = [
+        f"{k}: checkpoint {weights[k].dtype} vs model {v.dtype}"
+        for k, v in expected.items()
+        if k in weights and mx.issubdtype(weights[k].dtype, mx.floating) != mx.issubdtype(v.dtype, mx.floating)
+    ]
     problems = [
         f"{label} ({len(items)}): {', '.join(items[:8])}{' ...' if len(items) > 8 else ''}"
-        for label, items in (("missing", missing), ("unexpected", unexpected), ("mis-shaped", misshaped))
+        for label, items in (
+            ("missing", missing),
+            ("unexpected", unexpected),
+            ("mis-shaped", misshaped),
+            ("mis-typed", mistyped),
+        )
         if items
     ]
     if problems:

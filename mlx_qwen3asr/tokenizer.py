@@ -17,7 +17,7 @@ from typing import Optional, Union
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors
 from tokenizers import Tokenizer as _BackendTokenizer
 
-from .jsonfile import REDOWNLOAD, read_json
+from .jsonfile import corrupt, read_json
 from .layout import TOKENIZER_FILES
 
 # The official list, in the official order.
@@ -129,7 +129,7 @@ def _read_bpe(folder: Path) -> models.BPE:
         )
     except Exception as e:  # tokenizers raises a bare Exception, naming neither file
         read_json(folder / "vocab.json")  # raises, naming vocab.json, when that is the broken one
-        raise ValueError(f"{folder / 'merges.txt'} is cut off or corrupt ({e}): {REDOWNLOAD}") from e
+        raise corrupt(folder / "merges.txt", e) from e
 
 
 class Tokenizer:

@@ -14,7 +14,6 @@ Memory is bounded by the wave: at most `batch_size` chunks' encoder outputs and 
 once, whatever the length of the audio (see default_batch_size for the sizes).
 """
 
-import os
 from collections.abc import Callable, Sequence
 from math import inf
 from typing import Optional, Union
@@ -29,6 +28,7 @@ from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
 from .generate import StopRules, decode_batch
+from .memory import memory_size
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .result import Segment, Transcription
@@ -126,7 +126,10 @@ def transcribe(
     per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
     `chunk_seconds`: the longest piece decoded at once (1 or more); longer input is cut at its quietest
     points before each limit. `batch_size`: chunks of a long input decoded together (same text,
-    faster; see transcribe_batch). `sample_rate`: the rate of a bare array (default 16000); files carry their own.
+    faster; see transcribe_batch). `sample_rate`: the rate of a bare array. An array carries no rate, so
+    the library cannot know it: a bare array is taken to be 16 kHz unless `sample_rate` (or an
+    (array, rate) pair) says otherwise; 44.1 kHz audio taken as 16 kHz is heard 2.76x slowed down,
+    with no error. Files carry their own rate.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     """
     return transcribe_batch(
@@ -167,6 +170,8 @@ def transcribe_batch(
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
     the aligner runs once all are decoded). `aligner`: as in `transcribe`, for every input.
+    `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
+    it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
     if aligner is not None:
@@ -207,12 +212,13 @@ def default_batch_size(model: Qwen3ASR, chunk_seconds: float = CHUNK_SECONDS) ->
 
 
 def memory_bytes() -> int:
-    """Memory the arrays can use: the GPU's recommended working set, else physical RAM."""
+    """Memory the arrays can use: the GPU's recommended working set, else physical RAM (or less under a
+    cgroup or address-space limit)."""
     info = mx.device_info() if mx.default_device() != mx.cpu else {}
     for key in ("max_recommended_working_set_size", "memory_size", "total_memory"):
         if key in info:
             return int(info[key])
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return memory_size()
 
 
 def with_rate(audio: AudioInput, sample_rate: int) -> AudioInput:

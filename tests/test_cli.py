@@ -8,10 +8,12 @@ import subprocess
 import sys
 import wave
 
+import mlx.core as mx
 import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.convert import Recipe, convert
 
 
 def _write_wav(path, samples: np.ndarray, rate: int = 16000) -> None:
@@ -162,3 +164,69 @@ def test_cli_word_timestamps_need_an_aligner_and_an_asr_model_is_not_one(clip, t
     assert run.returncode == 2 and "--timestamps word needs --aligner" in run.stderr, run.stderr
     wrong = _cli(clip, "--model", tiny_checkpoint, "--aligner", tiny_checkpoint)
     assert wrong.returncode == 1 and "must be a Qwen3-ForcedAligner model" in wrong.stderr, wrong.stderr
+
+
+def test_a_cut_off_weights_file_in_the_hub_cache_says_how_to_download_it_again(tmp_path, clip, tiny_checkpoint):
+    repo = tmp_path / "hf" / "hub" / "models--Qwen--Qwen3-ASR-0.6B"
+    revision = "0" * 40
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(revision)
+    snapshot = repo / "snapshots" / revision
+    shutil.copytree(tiny_checkpoint, snapshot)
+    weights = snapshot / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])  # the download was interrupted
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mlx_qwen3asr", str(clip), "--model", "Qwen/Qwen3-ASR-0.6B"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith(f"error: cannot load model: {weights} is cut off or corrupt ("), run.stderr
+    assert run.stderr.endswith(
+        f": download the model again (hf download Qwen/Qwen3-ASR-0.6B --force-download, or delete {repo})\n"
+    ), run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+
+
+def test_a_file_that_fails_while_decoding_is_one_line_and_the_other_files_are_still_written(
+    tmp_path, clip, tiny_checkpoint, tiny_aligner_dir
+):
+    """Japanese words need the nagisa segmenter (the `ja` extra); here it is not installed. The speech
+    file fails in the aligner, inside the call that decodes all files together; the silent file,
+    which has no words to time, must still be printed and written."""
+    silent = tmp_path / "silent.wav"
+    _write_wav(silent, np.zeros(16000, dtype=np.float32))
+    without_nagisa = "import sys; sys.modules['nagisa'] = None; from mlx_qwen3asr.cli import main; sys.exit(main())"
+    args = ["--model", tiny_checkpoint, "--aligner", tiny_aligner_dir, "--language", "Japanese"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            without_nagisa,
+            *map(str, [clip, silent, *args, "--max-new-tokens", 4, "-o", tmp_path / "out"]),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith(f"error: {clip}: Japanese alignment needs the nagisa word segmenter"), run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stdout == f"==> {silent} <==\n\n", "the silent file's (empty) transcript is printed"
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["silent.txt"], "and written, the failed file not"
+
+
+def test_a_quantized_model_whose_packed_weights_were_saved_as_floats_is_one_line_not_a_traceback(
+    tmp_path, clip, tiny_checkpoint
+):
+    folder = convert(tiny_checkpoint, tmp_path / "q8", Recipe(bits=8, encoder_bits=8)).folder
+    weights = mx.load(str(folder / "model.safetensors"))
+    weights = {k: v.astype(mx.float32) if v.dtype == mx.uint32 else v for k, v in weights.items()}
+    mx.save_safetensors(str(folder / "model.safetensors"), weights, metadata={"format": "mlx"})
+    run = _cli(clip, "--model", folder)
+    assert run.returncode == 1, run.stderr
+    assert run.stderr.startswith("error: cannot load model: Checkpoint does not match its config.json: mis-typed ("), (
+        run.stderr
+    )
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr

@@ -133,8 +133,23 @@ def test_a_truncated_safetensors_file_is_reported_as_corrupt(tmp_path, tiny_chec
     shutil.copytree(tiny_checkpoint, folder)
     weights = folder / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])
-    with pytest.raises(ValueError, match="model.safetensors.*corrupt or incomplete"):
+    with pytest.raises(
+        ValueError, match=f"^{re.escape(str(weights))} is cut off or corrupt .*download the model again"
+    ):
         mq.load(folder)
+
+
+@pytest.mark.parametrize("kept", [0, 5, 8, 40])
+def test_an_empty_or_cut_off_weights_file_is_one_line_saying_download_again(tmp_path, tiny_checkpoint, kept):
+    folder = tmp_path / "cut"
+    shutil.copytree(tiny_checkpoint, folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:kept])  # 0 bytes: a download that never started
+    with pytest.raises(ValueError) as raised:
+        mq.load(folder)
+    message = str(raised.value)
+    assert message.startswith(f"{weights} is cut off or corrupt ("), message
+    assert message.endswith(": download the model again (or restore the file)") and "\n" not in message, message
 
 
 def test_a_missing_shard_is_named(tmp_path):
@@ -165,3 +180,16 @@ def test_an_uncached_hub_id_offline_says_how_to_use_a_local_folder(tmp_path):
     assert "HF_HUB_OFFLINE is set" in run.stderr and "local folder" in run.stderr, run.stderr[-800:]
     assert "hf download Qwen/Qwen3-ASR-0.6B --local-dir" in run.stderr, "the command current huggingface_hub installs"
     assert "huggingface-cli" not in run.stderr, "huggingface_hub 1.x no longer installs huggingface-cli"
+
+
+def test_a_quantized_folder_whose_packed_weights_were_saved_as_floats_is_refused_at_load(tmp_path, tiny_checkpoint):
+    folder = convert(tiny_checkpoint, tmp_path / "q8", Recipe(bits=8, encoder_bits=8)).folder
+    weights = mx.load(str(folder / "model.safetensors"))
+    name = "model.layers.0.mlp.down_proj.weight"
+    assert weights[name].dtype == mx.uint32, "the converter packs quantized weights into uint32"
+    weights[name] = weights[name].astype(mx.float32)  # what a tool that casts every tensor does
+    mx.save_safetensors(str(folder / "model.safetensors"), weights, metadata={"format": "mlx"})
+    with pytest.raises(
+        ValueError, match=rf"mis-typed \(1\): {re.escape(name)}: checkpoint mlx.core.float32 vs model mlx.core.uint32"
+    ):
+        mq.load(folder)

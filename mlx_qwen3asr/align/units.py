@@ -94,6 +94,8 @@ def korean_units(text: str) -> list[str]:
 
 
 def japanese_units(text: str) -> list[str]:
+    if not text.strip():
+        return []  # no words, so no segmenter needed (a silent chunk's empty text)
     try:
         import nagisa  # optional: the `ja` extra; its DyNet model loads on import (~1 s)
     except ImportError as e:

@@ -25,7 +25,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 import soxr
 
-from .samples import SAMPLE_RATE, as_frames, scale_to_unit_peak, to_mono
+from .samples import SAMPLE_RATE, as_frames, check_sample_rate, scale_to_unit_peak, to_mono
 
 AudioInput = Union[str, os.PathLike, np.ndarray, tuple[np.ndarray, int]]
 
@@ -60,7 +60,7 @@ def load_audio(path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE) ->
     codecs such as mu-law or ADPCM included, is decoded by ffmpeg when it is on PATH. A truncated
     WAV is decoded as far as its data goes, with a warning.
     """
-    _check_sample_rate(sample_rate, "sample_rate")
+    check_sample_rate(sample_rate, "sample_rate")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"Audio file not found: {path}")
@@ -79,8 +79,8 @@ def load_audio(path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE) ->
 def resample(audio: np.ndarray, orig_sr: int, target_sr: int = SAMPLE_RATE) -> np.ndarray:
     """Resample a 1-D waveform from `orig_sr` to `target_sr` Hz: float32 of ceil(n * target / orig)
     samples, the length librosa (the official loader) gives, so mel frame counts agree."""
-    _check_sample_rate(orig_sr, "orig_sr")
-    _check_sample_rate(target_sr, "target_sr")
+    check_sample_rate(orig_sr, "orig_sr")
+    check_sample_rate(target_sr, "target_sr")
     audio = np.ascontiguousarray(audio, dtype=np.float32)
     if orig_sr == target_sr:
         return audio
@@ -100,19 +100,21 @@ def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarr
     - an np.ndarray: taken to be at `sample_rate` already;
     - an (np.ndarray, rate) tuple: resampled from `rate`.
 
-    Arrays are 1-D, or 2-D as (samples, channels) like soundfile returns, except that a first
-    dimension of at most 8 that is smaller than the second is read as (channels, samples).
+    Arrays are 1-D (mono samples), or 2-D as (samples, channels) or (channels, samples): the smaller
+    dimension is the channels when it is at most MAX_CHANNELS (64), and they are averaged; a shape
+    that could be read either way or neither (both dimensions at most 64, equal, or both above 64)
+    raises ValueError. A (9, 16000) array is 9 channels of 1 s (the official code reads it as 9 samples).
     Integer samples are divided by their dtype's full scale (uint8 centred at 128); bool, complex
     and object arrays raise TypeError; NaN or inf raises ValueError naming the first bad sample.
     """
-    _check_sample_rate(sample_rate, "sample_rate")
+    check_sample_rate(sample_rate, "sample_rate")
     if isinstance(audio, (str, os.PathLike)):
         wave = load_audio(audio, sample_rate)
     elif isinstance(audio, np.ndarray):
         wave = to_mono(as_frames(audio), sample_rate, "audio array")
     elif isinstance(audio, tuple) and len(audio) == 2 and isinstance(audio[0], np.ndarray):
         array, rate = audio
-        _check_sample_rate(rate, "the rate in the (array, sample_rate) tuple")
+        check_sample_rate(rate, "the rate in the (array, sample_rate) tuple")
         wave = resample(to_mono(as_frames(array), rate, "audio array"), rate, sample_rate)
     else:
         raise TypeError(
@@ -120,11 +122,6 @@ def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarr
             f"tuple, got {type(audio).__name__}; wrap other arrays with np.asarray"
         )
     return np.ascontiguousarray(scale_to_unit_peak(wave), dtype=np.float32)
-
-
-def _check_sample_rate(rate: object, name: str) -> None:
-    if isinstance(rate, bool) or not isinstance(rate, (int, np.integer)) or rate <= 0:
-        raise ValueError(f"{name} must be a positive integer number of Hz, got {rate!r}")
 
 
 def _read_wav(path: str) -> Optional[tuple[np.ndarray, int]]:

@@ -24,6 +24,11 @@ CLIPPED_SHARE = 0.01  # more than 1% of samples at full scale (|x| >= CLIP_LEVEL
 CLIP_LEVEL = 0.999
 
 
+def check_sample_rate(rate: object, name: str) -> None:
+    if isinstance(rate, bool) or not isinstance(rate, (int, np.integer)) or rate <= 0:
+        raise ValueError(f"{name} must be a positive integer number of Hz, got {rate!r}")
+
+
 def as_frames(array: np.ndarray) -> np.ndarray:
     """A 1-D array as is; a 2-D one as [samples, channels] by the layout rule above."""
     if array.ndim == 1:
@@ -106,6 +111,7 @@ class SampleStream:
     """
 
     def __init__(self, sample_rate: int = SAMPLE_RATE, channels_last: bool = False):
+        check_sample_rate(sample_rate, "sample_rate")
         self.sample_rate, self.channels_last = sample_rate, channels_last
         self._resampler: Optional[soxr.ResampleStream] = None
         self.samples_in = 0  # input samples so far, to name where a bad one is

@@ -9,7 +9,7 @@
 
 Memory: only one block of source tensors is in memory at a time, plus the output shard being
 filled, so a conversion never holds two copies of the model; that much is checked against the
-available memory before anything is read (load.ensure_memory). A failure anywhere deletes the
+available memory before anything is read (memory.ensure_memory). A failure anywhere deletes the
 staging folder; the target appears only complete.
 
 Recipe (the default keeps the transcript): decoder Linear layers and the tied embedding at `bits`
@@ -42,12 +42,12 @@ from ..load import (
     DTYPES,
     LOAD_OVERHEAD,
     checked_skeleton,
-    ensure_memory,
     load_weights,
     read_config,
     resolve_model_path,
     weight_files,
 )
+from ..memory import ensure_memory
 from ..model.model import Qwen3ASR
 from .writer import ShardWriter, staging_folder
 

@@ -2,7 +2,7 @@
 
 Times are seconds of the session's audio (samples received / 16000, plus any audio reported lost),
 so they mean the same live, replayed at real-time pace, or replayed as fast as decoding allows.
-`to_dict` is the JSON form (`python -m app --events jsonl`); docs/live.md documents it.
+`to_dict` is the JSON form (`mlx-qwen3asr-dictate --events jsonl`); docs/live.md documents it.
 """
 
 from dataclasses import dataclass, field

@@ -1,9 +1,9 @@
 """A live session: audio blocks in, Events out (speech, partial, commit, silence, language, gap).
 
     import mlx_qwen3asr as mq
-    live = mq.LiveSession(model, mq.DecodeOptions(language=None))
-    for block in microphone():                  # any rate/layout (see SampleStream), any length
-        for event in live.feed(block, rate=48000):
+    live = mq.LiveSession(model, mq.DecodeOptions(language=None), sample_rate=48000)  # the blocks' rate
+    for block in microphone():                  # any layout (see SampleStream), any length
+        for event in live.feed(block):
             print(event.to_dict())
     for event in live.finish(): ...             # everything heard is committed
 
@@ -57,12 +57,16 @@ class LiveSession:
         max_utterance: float = MAX_UTTERANCE_SECONDS,
         partials: str = "streaming",
         refresh_every: float = REFRESH_SECONDS,
+        sample_rate: int = RATE,
         channels_last: bool = False,
         engine: Optional[UtteranceEngine] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off".
+        sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries no
+        rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz;
+        `feed(block, rate=...)` overrides it for one block (a device reopened at another rate).
         channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
         else the layout rule of audio/samples.py decides.
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
@@ -76,7 +80,7 @@ class LiveSession:
         self.segmenter = Segmenter(pause, max_utterance)
         self.refresh_every = None if partials == "off" else refresh_every
         self.stats = stats or LiveStats()
-        self.samples = SampleStream(channels_last=channels_last)
+        self.samples = SampleStream(sample_rate, channels_last=channels_last)
         self.committed = ""  # every committed utterance, one per line; only ever grows
         self.last_sound_time = clock()  # capture time of the last block with any signal in it
         self._times: deque[tuple[int, float]] = deque()  # (end sample of a block, its capture time)

@@ -107,7 +107,8 @@ class StreamingTranscriber:
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
-        """sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams).
+        """sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries
+        no rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz.
         chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).

@@ -69,7 +69,16 @@ def make_speech_file(folder: Path, texts=SENTENCES, lead: float = 1.0, gap: floa
 
 
 def app_command(model: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "app", "--model", str(model), "--max-new-tokens", str(MAX_NEW_TOKENS), *args]
+    return [
+        sys.executable,
+        "-m",
+        "mlx_qwen3asr_app",
+        "--model",
+        str(model),
+        "--max-new-tokens",
+        str(MAX_NEW_TOKENS),
+        *args,
+    ]
 
 
 def app_env() -> dict:

@@ -4,11 +4,13 @@ import shutil
 import struct
 import subprocess
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mlx_qwen3asr.audio import SAMPLE_RATE, load_audio, prepare_audio, resample
+from mlx_qwen3asr.audio.samples import MAX_CHANNELS
 
 PCM, IEEE_FLOAT = 1, 3
 GUID_SUFFIX = bytes.fromhex("000000001000800000aa00389b71")
@@ -337,7 +339,24 @@ def test_a_microphone_array_channels_first_is_averaged_over_its_sixteen_channels
     np.testing.assert_allclose(prepare_audio(array.T.copy()), array.mean(axis=0), rtol=1e-6)
 
 
-@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (40, 40), (100, 200), (300, 300)])
+def test_nine_channels_first_are_nine_channels_not_nine_samples():
+    array = np.random.default_rng(0).standard_normal((9, 16000)).astype(np.float32) * 0.1
+    got = prepare_audio(array)
+    assert got.shape == (16000,), "the official code would give 9 samples (the mean over 16000 'channels')"
+    np.testing.assert_allclose(got, array.mean(axis=0), atol=1e-7)
+    np.testing.assert_allclose(prepare_audio(array.T.copy()), got, atol=1e-7)
+
+
+def test_the_layout_rule_is_stated_where_users_read_it_with_the_limit_the_code_uses():
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    handling = readme[readme.index("Input handling:") :].split("\n\n")[0]
+    for where, text in (("prepare_audio's docstring", prepare_audio.__doc__), ("README input handling", handling)):
+        assert f"at most {MAX_CHANNELS}" in " ".join(text.split()), f"{where} must state the channel limit"
+        assert "(3, 3), (5, 4)" in handling and "(9, 16000)" in " ".join(text.split()), f"{where}: the examples"
+    assert "at most 8" not in prepare_audio.__doc__, "the docstring's old limit"
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 3), (5, 4), (40, 40), (100, 200), (300, 300)])
 def test_a_shape_that_could_be_read_either_way_or_neither_is_an_error(shape):
     with pytest.raises(ValueError, match=r"cannot tell channels from samples .* pass 1-D mono"):
         prepare_audio(np.zeros(shape, np.float32))

@@ -224,7 +224,7 @@ def _broken_source(tmp_path: Path, checkpoint: Path, breakage: str) -> Path:
         ("whisper", ValueError, "model_type 'whisper'.*Qwen3-ASR"),
         ("quantized", ValueError, "already quantized: convert from the original"),
         ("no audio config", ValueError, "no audio_config/text_config"),
-        ("truncated", ValueError, "corrupt or incomplete"),
+        ("truncated", ValueError, "model.safetensors is cut off or corrupt .*download the model again"),
         ("no config", FileNotFoundError, "No config.json"),
     ],
 )

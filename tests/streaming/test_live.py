@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from mlx_qwen3asr.audio import resample
 from mlx_qwen3asr.streaming import Event, LiveSession
 from mlx_qwen3asr.streaming.events import FIELDS
 from mlx_qwen3asr.testing.signals import RATE, burst, clicks, noise, silence
@@ -186,3 +187,30 @@ def test_near_silence_never_reaches_the_decoder(audio):
     _, engine, commits, events = run(audio)
     assert engine.finals == [] and engine.partials == [], "the voice-activity rule finds no speech here"
     assert events == [], f"no speech, so no events: {events}"
+
+
+def test_a_session_told_its_blocks_are_at_44_1_khz_hears_what_the_16_khz_resampled_input_gives():
+    """A bare block carries no rate: without sample_rate=44100 it would be taken as 16 kHz (2.76x slower)."""
+    audio16 = np.concatenate([silence(1.0), burst(1.5), silence(1.0), burst(1.0, seed=2), silence(1.0)])
+    audio44 = resample(audio16, RATE, 44100)
+    sessions = []
+    for audio, rate, block in ((resample(audio44, 44100, RATE), RATE, 480), (audio44, 44100, 1323)):
+        clock = FakeClock()
+        engine = FakeEngine(clock)
+        live = LiveSession(None, engine=engine, clock=clock, sample_rate=rate)
+        events = [e for i in range(0, len(audio), block) for e in live.feed(audio[i : i + block])]
+        sessions.append((engine, [e for e in events + live.finish() if e.type == "commit"]))
+    (want_engine, want), (got_engine, got) = sessions
+    assert [(c.text, c.start, c.end) for c in got] == [(c.text, c.start, c.end) for c in want], (
+        "the same utterances, the same lengths (in their text) and times"
+    )
+    for got_audio, want_audio in zip(got_engine.finals, want_engine.finals):
+        # the session resamples block by block (soxr's stream), the reference in one call: the same
+        # filter, so they differ only by float32 rounding
+        np.testing.assert_allclose(got_audio, want_audio, atol=1e-5)
+
+
+@pytest.mark.parametrize("rate", [0, 44100.0, "44100"])
+def test_a_sample_rate_that_is_not_a_whole_number_of_hz_is_refused_when_the_session_starts(rate):
+    with pytest.raises(ValueError, match=rf"^sample_rate must be a positive integer number of Hz, got {rate!r}$"):
+        LiveSession(None, engine=FakeEngine(FakeClock()), sample_rate=rate)

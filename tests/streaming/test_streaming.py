@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.audio import resample
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.model import encode_audio
@@ -386,3 +387,15 @@ def test_kv_reuse_prefills_only_the_changed_audio_and_the_text(tiny_model):
     assert second.prefilled == changed_audio + len(decoder.tail), "only new audio and text are prefilled"
     fresh = WindowDecoder(tiny_model, kv_reuse=False).decode(audio[: 14 * SR], [], [], 4)
     assert second.token_ids == fresh.token_ids
+
+
+def test_a_stream_told_its_blocks_are_at_44_1_khz_gives_the_text_of_the_16_khz_resampled_input(listening_model, speech):
+    audio44 = resample(np.concatenate([speech, np.zeros(SR, np.float32), speech]), SR, 44100)
+    want = feed_all(StreamingTranscriber(listening_model), resample(audio44, 44100, SR), [8000])
+    got = feed_all(StreamingTranscriber(listening_model, sample_rate=44100), audio44, [22050])
+    assert want[-1].committed, "the session must produce text"
+    unspecified = feed_all(StreamingTranscriber(listening_model), audio44, [22050])
+    assert unspecified[-1].committed != want[-1].committed, "taken as 16 kHz, the audio is 2.76x too slow"
+    assert got[-1].committed == want[-1].committed and got[-1].tentative == want[-1].tentative == "", (
+        "the same text (updates on the way may differ by when a step is due: the resampler holds back a few ms)"
+    )
