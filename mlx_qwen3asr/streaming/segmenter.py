@@ -116,6 +116,17 @@ class Segmenter:
         """The open utterance's audio so far, or None."""
         return None if self._start is None else self._samples.get(self._start * FRAME, self.analysed)
 
+    def closing_audio(self) -> Optional[np.ndarray]:
+        """The audio the open utterance commits if the pause it is in goes on, once that is known
+        (its 0.3 s tail has been heard), else None."""
+        if self._start is None:
+            return None
+        end = self._last_voiced + 1 + TAIL_FRAMES
+        voiced = sum(self._voiced[self._start - self._first : self._last_voiced + 1 - self._first])
+        if end > self._first + len(self._db) or self.pause_frames < TAIL_FRAMES or voiced < MIN_SPEECH_FRAMES:
+            return None
+        return self._samples.get(self._start * FRAME, end * FRAME)
+
     def push(self, samples: np.ndarray) -> list[Utterance]:
         self._samples.append(np.asarray(samples, np.float32))
         done: list[Utterance] = []
