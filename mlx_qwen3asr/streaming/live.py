@@ -181,6 +181,9 @@ class LiveSession:
     def _transitions(self, closed: Optional[Utterance] = None) -> list[Event]:
         """ "speech" when an utterance opened, "silence" when one closed (or was dropped as noise)."""
         seg, events = self.segmenter, []
+        if closed is not None and not self._was_open:  # opened and closed within one block
+            events.append(Event("speech", self._now(), start=self._seconds(closed.start)))
+            self._was_open = True
         if self._was_open and (closed is not None or not seg.is_open):
             end = closed.speech_end if closed is not None else seg.analysed
             events.append(Event("silence", self._now(), start=self._seconds(end)))

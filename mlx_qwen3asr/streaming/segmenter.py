@@ -20,6 +20,8 @@ from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.vad import FRAME, ONSET_FRAMES, ONSET_VOICED, PAUSE_SECONDS, NoiseFloor, frame_db
 
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
+MIN_PAUSE_SECONDS = 0.1  # a shorter `pause` would end utterances between words
+MIN_MAX_UTTERANCE_SECONDS = 6.0  # a cut looks for the quietest point in the last 5 s
 PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
 MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
@@ -73,8 +75,11 @@ class Segmenter:
     def __init__(
         self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS, preroll: float = PREROLL_SECONDS
     ) -> None:
-        if pause < 0.1 or max_seconds < 6.0:
-            raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
+        if pause < MIN_PAUSE_SECONDS or max_seconds < MIN_MAX_UTTERANCE_SECONDS:
+            raise ValueError(
+                f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "
+                f"got {pause}, {max_seconds}"
+            )
         self.pause_frames = round(pause * RATE / FRAME)
         self.max_frames = round(max_seconds * RATE / FRAME)
         self.preroll_frames = round(preroll * RATE / FRAME)
