@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from server_helpers import MAX_NEW_TOKENS, RATE, ROOT, server_process, wav_bytes
+from server_helpers import MAX_NEW_TOKENS, RATE, ROOT, free_port, server_process, wav_bytes
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.testing.signals import noise, silence
@@ -144,6 +144,31 @@ def test_a_denied_microphone_is_said_in_words(checkpoint_for_page):
             assert "allow it" in status.text, status.text
         finally:
             page.quit()
+
+
+def test_a_dropped_connection_is_said_and_retried_and_the_lines_are_kept(checkpoint_for_page, recording):
+    _, checkpoint = checkpoint_for_page
+    wav, _ = recording
+    port = free_port()
+    status = lambda: page.find_element("id", "status").text  # noqa: E731
+    lines = lambda: [p.text for p in page.find_elements("css selector", "#lines p.committed")]  # noqa: E731
+    with server_process(checkpoint, port=port) as base:
+        page = open_page(f"{base}/", microphone=wav)
+        try:
+            page.find_element("id", "mic").click()
+            wait_for(page, lambda: len(lines()) >= 1, 60, "the first utterance committed")
+            before = lines()
+        except BaseException:
+            page.quit()
+            raise
+    try:  # the server is gone
+        wait_for(page, lambda: "Connection to the server lost" in status(), 30, "the drop said")
+        assert "committed text is kept" in status() and lines() == before, "the lines stay"
+        with server_process(checkpoint, port=port):
+            wait_for(page, lambda: status().startswith("Listening"), 60, "reconnected by itself")
+            assert lines()[: len(before)] == before, "the lines from before the drop are kept"
+    finally:
+        page.quit()
 
 
 @pytest.fixture(scope="module")
