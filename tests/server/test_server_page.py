@@ -124,10 +124,12 @@ def test_the_page_commits_what_the_library_commits_for_the_microphones_audio(che
             wait_for(page, lambda: "Stopped" in page.find_element("id", "status").text, 60, "the session finished")
             sent = np.frombuffer(base64.b64decode(page.execute_script(SENT_BASE64)), "<i2")
             shown = lines()
+            copied = page.execute_script("return transcript()")  # what Copy and Download hand over
         finally:
             page.quit()
     assert shown == session_commits(model, sent.astype(np.float32) / 32768), "page lines = LiveSession's commits"
     assert len(shown) == expected_count, f"the WAV's {expected_count} utterances, got {shown}"
+    assert copied == "\n".join(shown), "the transcript to copy or download is the committed lines"
     clip = pcm[RATE : RATE + RATE // 2]  # the first half second of speech
     assert best_match(sent, clip) > 0.8, "the page sends the microphone's audio at 16 kHz (resampled right)"
 
