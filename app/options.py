@@ -3,6 +3,7 @@
 import argparse
 
 from mlx_qwen3asr.load import DEFAULT_MODEL
+from mlx_qwen3asr.streaming.segmenter import MIN_MAX_UTTERANCE_SECONDS, MIN_PAUSE_SECONDS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,8 +97,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error("--fast needs --input FILE")
     if args.input and args.device is not None:
         parser.error("use either --input or --device, not both")
-    if args.pause < 0.1 or args.max_utterance < 6:
-        parser.error("--pause must be at least 0.1 s and --max-utterance at least 6 s")
+    if args.pause < MIN_PAUSE_SECONDS or args.max_utterance < MIN_MAX_UTTERANCE_SECONDS:
+        parser.error(
+            f"--pause must be at least {MIN_PAUSE_SECONDS} s and --max-utterance at least {MIN_MAX_UTTERANCE_SECONDS} s"
+        )
     if args.refresh <= 0:
         parser.error("--refresh must be positive")
     if args.aligner and not (args.output and args.timestamps) and args.events != "jsonl":

@@ -11,7 +11,6 @@ other   -> (speech, silence, language) JSON objects only; the status line shows 
 """
 
 import dataclasses
-import json
 import sys
 import threading
 from typing import Optional, TextIO
@@ -55,7 +54,7 @@ class EventSink:
             with self._lock:
                 self.transcript.append(line.text)
         if self.jsonl:
-            self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            self.out.write(event.to_json() + "\n")
             self.out.flush()
         elif event.type == "commit":
             self.display.commit(line.text)

@@ -1,7 +1,7 @@
 # Sourced by scripts/run.sh and scripts/test.sh: one-time set-up of everything the project needs.
 #   - Debian/Ubuntu (as root): system packages via apt-get: OpenBLAS, a C compiler (blas.py's router),
 #     PortAudio, ffmpeg; for the tests espeak-ng, sox, tmux and the virtual microphone's PulseAudio +
-#     ALSA plugin (tests never install)
+#     ALSA plugin, chromium + chromium-driver for the server page's browser test (tests never install)
 #   - a virtual environment in .venv with the package installed in editable mode (+ test extras)
 #   - on Linux, the fastest BLAS installed preloaded (on x86-64 MKL from the venv, with OpenBLAS for
 #     products of many rows; else OpenBLAS; the choice is mlx_qwen3asr/blas.py's): the mlx[cpu]
@@ -10,7 +10,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${MLX_QWEN3ASR_VENV:-$ROOT/.venv}"
 DEBIAN_PACKAGES="libopenblas0-pthread gcc libc6-dev libportaudio2 ffmpeg espeak-ng sox tmux
-  pulseaudio pulseaudio-utils libasound2-plugins alsa-utils xvfb xclip xdotool x11-utils python3-tk"
+  pulseaudio pulseaudio-utils libasound2-plugins alsa-utils xvfb xclip xdotool x11-utils python3-tk
+  chromium chromium-driver"
 
 ensure_debian_packages() {
   command -v apt-get >/dev/null && command -v dpkg >/dev/null || return 0

@@ -4,7 +4,7 @@
            model and the --aligner: a batch of jobs is one mq.transcribe_batch call; live steps run
            before it and between its waves) --Transcription--> responses (json, text, srt, vtt,
            verbose_json with words, SSE deltas from each decoded segment)
-    client --WebSocket PCM frames--> live (one mq.StreamingTranscriber per connection; its steps run
+    client --WebSocket PCM frames--> live (one mq.LiveSession per connection; its steps run
            on the same worker) --events--> client
 
 Files: serve (argv, load + warm, uvicorn), app (auth, upload limit, routing), routes, uploads,

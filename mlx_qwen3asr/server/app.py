@@ -1,8 +1,9 @@
 """The ASGI application: routes + the two gates every request passes first.
 
-request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", except /health)
+request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", or from a browser's WebSocket the
+           subprotocol "bearer.<key in base64url>"; except /health and the page at /)
         -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading)
-        -> routes (routes.py, live.py); APIError / HTTPException -> OpenAI error JSON
+        -> routes (routes.py, live.py, page.py); APIError / HTTPException -> OpenAI error JSON
 """
 
 import hmac
@@ -16,10 +17,11 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .errors import APIError, api_error, http_error, server_error
-from .live import POLICY, live_endpoint
+from .live import POLICY, bearer_from_protocols, live_endpoint
+from .page import page
 from .routes import ServerState, health, models, transcriptions
 
-OPEN_PATHS = ("/health",)
+OPEN_PATHS = ("/health", "/")  # the page asks for the key itself
 
 
 class BearerAuth:
@@ -29,7 +31,11 @@ class BearerAuth:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.expected is None or scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             return await self.app(scope, receive, send)
-        given = Headers(scope=scope).get("authorization", "").encode()
+        headers = Headers(scope=scope)
+        given = headers.get("authorization", "").encode()
+        if scope["type"] == "websocket" and not given:  # a browser's WebSocket cannot set headers
+            key = bearer_from_protocols(headers.get("sec-websocket-protocol", ""))
+            given = f"Bearer {key}".encode() if key is not None else b""
         if hmac.compare_digest(given, self.expected):
             return await self.app(scope, receive, send)
         if scope["type"] == "websocket":
@@ -87,6 +93,7 @@ def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_byte
         Route("/v1/audio/transcriptions", transcriptions, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
+        Route("/", page, methods=["GET"]),
         WebSocketRoute("/v1/audio/live", live_endpoint),
     ]
     app = Starlette(
@@ -95,4 +102,5 @@ def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_byte
         exception_handlers={APIError: api_error, HTTPException: http_error, Exception: server_error},
     )
     app.state.server = state
+    app.state.api_key_required = api_key is not None  # the page asks for it
     return app

@@ -1,76 +1,141 @@
-"""The live endpoint: one WebSocket = one streaming session on mq.StreamingTranscriber.
+"""The live endpoint: one WebSocket = one mq.LiveSession (or, with engine=window, a WindowSession).
 
-    ws://HOST:PORT/v1/audio/live?language=en&prompt=...&encoding=pcm16     (schema: docs/server.md)
-    binary frames (16 kHz mono pcm16 / float32, little-endian) -> backlog of samples
-    pump: whenever the backlog has audio and no step is running -> worker.call(stream.feed(backlog))
-          -> events: transcript.committed (new final text, with times), transcript.partial
-             (committed + tentative), language.detected
-    {"type": "finish"} -> after the backlog, worker.call(stream.finish()) -> transcript.done
+    ws://HOST:PORT/v1/audio/live?language=en&prompt=...&pause=0.6&encoding=pcm16   (docs/server.md)
+    binary frames (16 kHz mono pcm16 / float32, little-endian) -> backlog of (samples, arrival time)
+    pump: whenever the backlog has audio and no step is running
+          -> worker.call(session.feed(backlog, captured_at=its last arrival, partial=no more waiting))
+          -> its Events, each as Event.to_json() (the app's `--events jsonl` lines, docs/live.md)
+    {"type": "finish"} -> after the backlog, worker.call(session.finish()) -> its events, session.done
     disconnect -> the in-flight step is cancelled (skipped if not started), the session dropped
 
-At most one step per session is queued at a time, so sessions share the worker round-robin, and audio
-that arrives during a step is fed in the next one (steps grow, never pile up).
+The same audio gives the same commits (text, start, end) as the library and the app: LiveSession's
+decisions depend on sample counts only, never on how the audio was blocked. At most one step per
+session is queued at a time, so sessions share the worker round-robin, and audio that arrives
+during a step is fed in the next one (steps grow, never pile up).
 """
 
 import asyncio
+import base64
+import binascii
 import json
+import math
+import time
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.streaming import StreamingTuning
+from mlx_qwen3asr.streaming import Event, LiveSession, WindowSession
+from mlx_qwen3asr.streaming.segmenter import (
+    MAX_UTTERANCE_SECONDS,
+    MIN_MAX_UTTERANCE_SECONDS,
+    MIN_PAUSE_SECONDS,
+    PAUSE_SECONDS,
+)
 
 from .errors import APIError
 from .languages import resolve_language
 from .worker import ModelWorker
 
 ENCODINGS = {"pcm16": np.dtype("<i2"), "float32": np.dtype("<f4")}
+ENGINES = ("live", "window")
 MAX_BACKLOG_SECONDS = 30.0  # a client this far ahead of decoding is told so and disconnected
 BUSY, POLICY, INTERNAL_ERROR = 1013, 1008, 1011  # WebSocket close codes
+# Browsers cannot set headers on a WebSocket: they offer the key as a subprotocol instead (as OpenAI's
+# realtime API does), "bearer." + the key in base64url without padding, beside PROTOCOL.
+PROTOCOL, BEARER_PROTOCOL = "mlx-qwen3asr", "bearer."
 
 
-@dataclass
+@dataclass(frozen=True)
 class LiveOptions:
     language: Optional[str]
     prompt: str
     encoding: str
+    engine: str = "live"
+    max_new_tokens: Optional[int] = None
+    pause: float = PAUSE_SECONDS
+    max_utterance: float = MAX_UTTERANCE_SECONDS
+
+    def decode_options(self, server_cap: Optional[int]) -> mq.DecodeOptions:
+        caps = [n for n in (self.max_new_tokens, server_cap) if n is not None]
+        return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None)
+
+
+def _number(query, name: str, default: float, minimum: float, integer: bool = False) -> float:
+    text = query.get(name)
+    if text is None:
+        return default
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        value = math.nan
+    if not value >= minimum or math.isinf(value):
+        kind = "a whole number" if integer else "a number of seconds"
+        raise APIError(400, f"{name} must be {kind}, at least {minimum:g}; got {text!r}", param=name)
+    return value
 
 
 def live_options(query) -> LiveOptions:
+    """The session's options from the query string; a bad one is an APIError naming it."""
     encoding = query.get("encoding", "pcm16")
     if encoding not in ENCODINGS:
         raise APIError(400, f"Unsupported encoding {encoding!r}: use pcm16 or float32", param="encoding")
-    return LiveOptions(resolve_language(query.get("language")), query.get("prompt", ""), encoding)
+    engine = query.get("engine", "live")
+    if engine not in ENGINES:
+        raise APIError(400, f"Unknown engine {engine!r}: use live (utterances, the default) or window", param="engine")
+    return LiveOptions(
+        resolve_language(query.get("language")),
+        query.get("prompt", ""),
+        encoding,
+        engine,
+        _number(query, "max_new_tokens", None, 1, integer=True),
+        _number(query, "pause", PAUSE_SECONDS, MIN_PAUSE_SECONDS),
+        _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
+    )
+
+
+def bearer_from_protocols(header: str) -> Optional[str]:
+    """The API key a browser offered as a `bearer.<base64url>` subprotocol, or None."""
+    for protocol in (p.strip() for p in header.split(",")):
+        if protocol.startswith(BEARER_PROTOCOL):
+            encoded = protocol[len(BEARER_PROTOCOL) :]
+            try:
+                return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
+            except (binascii.Error, UnicodeDecodeError):
+                return None
+    return None
 
 
 def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
+def make_session(model: mq.Qwen3ASR, options: LiveOptions, server_cap: Optional[int]):
+    decode = options.decode_options(server_cap)
+    if options.engine == "window":
+        return WindowSession(model, decode)
+    return LiveSession(model, decode, pause=options.pause, max_utterance=options.max_utterance)
+
+
 class LiveConnection:
     def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
-        self.ws, self.worker, self.options = websocket, worker, options
-        self.tuning = StreamingTuning(max_new_tokens=max_new_tokens)
+        self.ws, self.worker, self.options, self.server_cap = websocket, worker, options, max_new_tokens
         self.backlog: list[np.ndarray] = []
+        self.arrived = 0.0  # time.monotonic() when the backlog's last frame came
         self.finish_requested = False
         self.wake = asyncio.Event()
         self.step = None  # the asyncio future of the step in flight
-        self.language, self.committed_until = "", 0.0
+        self.session: Union[LiveSession, WindowSession, None] = None
 
     async def run(self) -> None:
+        o = self.options
         await self.ws.send_json(
-            {
-                "type": "session.created",
-                "sample_rate": mq.SAMPLE_RATE,
-                "encoding": self.options.encoding,
-                "language": self.options.language,
-            }
-        )
-        language, prompt, tuning = self.options.language, self.options.prompt, self.tuning
-        create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, tuning=tuning))
+            {"type": "session.created", "sample_rate": mq.SAMPLE_RATE, "encoding": o.encoding, "language": o.language,
+             "engine": o.engine, "pause": o.pause, "max_utterance": o.max_utterance}
+        )  # fmt: skip
+        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)
@@ -115,6 +180,7 @@ class LiveConnection:
         if dtype.kind == "f" and not np.isfinite(samples).all():
             return APIError(400, "The frame holds NaN or infinite samples; it was dropped", param="audio")
         self.backlog.append(samples)
+        self.arrived = time.monotonic()
         return None
 
     def _command(self, text: str) -> Optional[APIError]:
@@ -130,30 +196,29 @@ class LiveConnection:
         )
 
     async def _pump(self, create) -> None:
-        self.stream = await create
+        self.session = await create
         while True:
             await self.wake.wait()
             self.wake.clear()
             if self.backlog:
-                samples = np.concatenate(self.backlog)
+                samples, arrived = np.concatenate(self.backlog), self.arrived
                 self.backlog = []
                 if len(samples) > MAX_BACKLOG_SECONDS * mq.SAMPLE_RATE:
                     await self._fall_behind(len(samples))
                     return
-                stream = self.stream
-                await self._send_update(await self._on_worker(lambda m, s=stream, x=samples: s.feed(x)))
+                await self._send(await self._on_worker(lambda m, x=samples, t=arrived: self._feed(x, t)))
             if self.finish_requested and not self.backlog:
                 self.finish_requested = False
-                update = await self._on_worker(lambda m: self.stream.finish())
-                await self._send_update(update)
+                await self._send(await self._on_worker(lambda m: self.session.finish()))
+                stats = self.session.stats
                 await self.ws.send_json(
-                    {
-                        "type": "transcript.done",
-                        "text": update.committed,
-                        "language": update.language,
-                        "audio_seconds": update.audio_seconds,
-                    }
-                )
+                    {"type": "session.done", "text": self.session.committed, "language": stats.language,
+                     "audio_seconds": round(stats.audio_seconds, 3)}
+                )  # fmt: skip
+
+    def _feed(self, samples: np.ndarray, arrived: float) -> list[Event]:
+        """On the worker: a partial only when no more audio is waiting (a partial never delays a commit)."""
+        return self.session.feed(samples, captured_at=arrived, partial=not self.backlog)
 
     async def _on_worker(self, step):
         self.step = asyncio.wrap_future(self.worker.call(step))
@@ -162,31 +227,9 @@ class LiveConnection:
         finally:
             self.step = None
 
-    async def _send_update(self, update: mq.Update) -> None:
-        if update.language and update.language != self.language:
-            self.language = update.language
-            await self.ws.send_json({"type": "language.detected", "language": update.language})
-        if update.new_committed:
-            await self.ws.send_json(
-                {
-                    "type": "transcript.committed",
-                    "text": update.new_committed,
-                    "start": self.committed_until,
-                    "end": update.audio_seconds,
-                    "language": update.language,
-                }
-            )
-            self.committed_until = update.audio_seconds
-        if update.steps or update.new_committed:
-            await self.ws.send_json(
-                {
-                    "type": "transcript.partial",
-                    "committed": update.committed,
-                    "tentative": update.tentative,
-                    "language": update.language,
-                    "audio_seconds": update.audio_seconds,
-                }
-            )
+    async def _send(self, events: list[Event]) -> None:
+        for event in events:
+            await self.ws.send_text(event.to_json())
 
     async def _fall_behind(self, samples: int) -> None:
         seconds = samples / mq.SAMPLE_RATE
@@ -202,7 +245,8 @@ class LiveConnection:
 
 async def live_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state.server
-    await websocket.accept()
+    offered = [p.strip() for p in websocket.headers.get("sec-websocket-protocol", "").split(",")]
+    await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     try:
         options = live_options(websocket.query_params)
     except APIError as e:

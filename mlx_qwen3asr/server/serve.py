@@ -1,7 +1,7 @@
 """`python -m mlx_qwen3asr.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
 
 argv -> options (refuses a non-local --host without --api-key)
--> ModelWorker thread: mq.load + one short transcription (warm-up); with --aligner, mq.load of
+-> ModelWorker thread: mq.load + one short transcription and live session (warm-up); with --aligner, mq.load of
    the forced aligner + one short alignment -> ready
 -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
 """
@@ -72,6 +72,7 @@ def load_and_warm(model_path: str, dtype: Optional[str], aligner_path: Optional[
         raise ValueError(f"--model {model_path} is not a speech recognition model (a forced aligner? use --aligner)")
     noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
     mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS)
+    mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS)).warm_up()  # the live path too
     if aligner_path is not None:
         aligner = mq.load(aligner_path, dtype=dtype)
         if not isinstance(aligner, mq.ForcedAligner):

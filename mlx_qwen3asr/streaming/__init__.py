@@ -1,7 +1,8 @@
 """Live transcription: audio arriving in pieces -> committed text + a tentative tail.
 
 LiveSession (live.py): utterances found by the voice-activity rule, each committed as offline
-transcription gives it, with events; StreamingTranscriber (transcriber.py): one growing window.
+transcription gives it, with events; StreamingTranscriber (transcriber.py): one growing window;
+WindowSession (window_session.py): the window engine with LiveSession's events.
 """
 
 from .events import Event
@@ -18,8 +19,9 @@ from .transcriber import (
     Update,
     joined,
 )
+from .window_session import WindowSession
 
 __all__ = [
     "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
-    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "joined",
+    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "WindowSession", "joined",
 ]  # fmt: skip

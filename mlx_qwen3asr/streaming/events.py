@@ -2,9 +2,11 @@
 
 Times are seconds of the session's audio (samples received / 16000, plus any audio reported lost),
 so they mean the same live, replayed at real-time pace, or replayed as fast as decoding allows.
-`to_dict` is the JSON form (`mlx-qwen3asr-dictate --events jsonl`); docs/live.md documents it.
+`to_dict` is the JSON form and `to_json` its one serialization (`mlx-qwen3asr-dictate --events jsonl`,
+the server's WebSocket); docs/live.md documents it.
 """
 
+import json
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -29,7 +31,8 @@ class Event:
     end: Optional[float] = None
     text: str = ""
     language: str = ""
-    reason: str = ""  # commit: "pause", "cut" (too long without a pause) or "flush" (input ended)
+    reason: str = ""  # commit: "pause", "cut" (too long without a pause), "flush" (input ended) or
+    # "window" (the window engine's commits: pieces of one running text, see WindowSession)
     latency: Optional[float] = None  # commit after a pause: speech end -> committed, wall-clock s
     audio: Optional[np.ndarray] = field(default=None, repr=False, compare=False)  # commit: 16 kHz
     words: tuple = ()  # commit, when an aligner timed it: Word(text, start, end) in session seconds
@@ -43,3 +46,7 @@ class Event:
         if self.words:
             out["words"] = [{"text": w.text, "start": w.start, "end": w.end} for w in self.words]
         return out
+
+    def to_json(self) -> str:
+        """One line of JSON: the app's `--events jsonl` and the server's WebSocket messages."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)

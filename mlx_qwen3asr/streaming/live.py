@@ -12,13 +12,18 @@ Data flow (one thread):
       0.6 s pause ends an utterance, 20 s without one cuts it at its quietest 100 ms)
       -> finished utterance -> engine.final = transcribe(utterance) -> "commit" event
       -> open utterance, when due -> engine.partial -> "partial" event
+      -> open utterance in a pause, its tail heard -> engine.prepare(closing audio) -> "partial" event
 
 Commits: append-only (`committed` only grows); an utterance that ends with a pause commits exactly
 `transcribe(utterance audio).text`; speech without pauses commits every `max_utterance` seconds at
 most; silence and steady noise never open an utterance, so they never reach the decoder.
 Partials are bounded: at most one per `refresh_every` seconds, never sooner than twice the last
 partial's own cost after it (so they take at most a third of the time), none once the speaker has
-been quiet for 0.2 s (a final is probably coming: a partial then would only delay it). A caller
+been quiet for 0.2 s (a final is probably coming: a partial then would only delay it). Instead,
+once the pause has lasted the utterance's 0.3 s tail, the audio a commit would hold is known, and
+the engine prepares its final then (shown as the partial): when the pause reaches `pause` and
+closes the utterance with that audio, the commit costs nothing more; if speech resumes, the
+prepared text is dropped (the final stays transcribe's of the audio actually committed). A caller
 that is behind (more audio waiting) passes `partial=False`, so partials never delay a commit.
 Decisions depend on sample counts only, never on a clock or on how the audio was blocked.
 """
@@ -88,6 +93,7 @@ class LiveSession:
         self._lost = 0.0  # seconds of input reported lost: event times stay those of the session
         self._next_partial = 0.0
         self._partial_for = -1  # audio length the shown partial was made from
+        self._prepared_for = -1  # audio length a final was prepared for in the current pause
         self.stats.language = engine.language
         self._language = ""  # the language last reported by an event (a forced one is reported too)
         self._was_open = False
@@ -103,13 +109,16 @@ class LiveSession:
         return self._push(self.samples.convert(block, rate), captured_at, partial)
 
     def refresh(self) -> list[Event]:
-        """A partial for the open utterance if one is due and there is new audio (else nothing)."""
+        """A partial for the open utterance if one is due and there is new audio (else nothing);
+        in a pause, once the audio the utterance would commit is known, its final text ahead."""
         seg = self.segmenter
-        if self.refresh_every is None or not seg.is_open or self.clock() < self._next_partial:
+        if self.refresh_every is None or not seg.is_open:
             return []
+        if seg.quiet_seconds > PARTIAL_QUIET_LIMIT:
+            return self._prepare()
         audio = seg.open_audio()
         if (
-            seg.quiet_seconds > PARTIAL_QUIET_LIMIT
+            self.clock() < self._next_partial
             or len(audio) < MIN_PARTIAL_SECONDS * RATE
             or len(audio) == self._partial_for
         ):
@@ -120,7 +129,23 @@ class LiveSession:
         self.stats.compute_seconds += cost
         self._next_partial = self.clock() + max(self.refresh_every, 2 * cost)
         self._partial_for = len(audio)
-        events = self._language_events()
+        return self._partial_event(text)
+
+    def _prepare(self) -> list[Event]:
+        """The speaker paused: the final of the audio a commit would hold, while the pause goes on
+        (the engine keeps it; if speech resumes it is dropped). Once per pause."""
+        prepare = getattr(self.engine, "prepare", None)
+        audio = self.segmenter.closing_audio() if prepare is not None else None
+        if audio is None or len(audio) == self._prepared_for:
+            return []
+        self._prepared_for = len(audio)
+        started = self.clock()
+        text = prepare(audio)
+        self.stats.compute_seconds += self.clock() - started
+        return [] if text is None else self._partial_event(text.strip())
+
+    def _partial_event(self, text: str) -> list[Event]:
+        seg, events = self.segmenter, self._language_events()
         return events + [
             Event("partial", self._now(), start=self._seconds(seg.open_start), text=text, language=self.engine.language)
         ]
@@ -160,6 +185,9 @@ class LiveSession:
     def _transitions(self, closed: Optional[Utterance] = None) -> list[Event]:
         """ "speech" when an utterance opened, "silence" when one closed (or was dropped as noise)."""
         seg, events = self.segmenter, []
+        if closed is not None and not self._was_open:  # opened and closed within one block
+            events.append(Event("speech", self._now(), start=self._seconds(closed.start)))
+            self._was_open = True
         if self._was_open and (closed is not None or not seg.is_open):
             end = closed.speech_end if closed is not None else seg.analysed
             events.append(Event("silence", self._now(), start=self._seconds(end)))
@@ -177,7 +205,7 @@ class LiveSession:
         started = self.clock()
         text = self.engine.final(utterance.audio).strip()
         self.stats.compute_seconds += self.clock() - started
-        self._partial_for = -1
+        self._partial_for = self._prepared_for = -1
         events = self._language_events()
         if not text:
             return events

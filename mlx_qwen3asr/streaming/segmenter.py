@@ -21,6 +21,8 @@ from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, NoiseFloor, PauseTra
 from .input import SampleBuffer
 
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
+MIN_PAUSE_SECONDS = 0.1  # a shorter `pause` would end utterances between words
+MIN_MAX_UTTERANCE_SECONDS = 6.0  # a cut looks for the quietest point in the last 5 s
 PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
 MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
@@ -44,8 +46,11 @@ class Segmenter:
     def __init__(
         self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS, preroll: float = PREROLL_SECONDS
     ) -> None:
-        if pause < 0.1 or max_seconds < 6.0:
-            raise ValueError(f"pause must be >= 0.1 s and max_seconds >= 6 s, got {pause}, {max_seconds}")
+        if pause < MIN_PAUSE_SECONDS or max_seconds < MIN_MAX_UTTERANCE_SECONDS:
+            raise ValueError(
+                f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "
+                f"got {pause}, {max_seconds}"
+            )
         self.pauses = PauseTracker(round(pause * RATE / FRAME))
         self.max_frames = round(max_seconds * RATE / FRAME)
         self.preroll_frames = round(preroll * RATE / FRAME)
@@ -90,6 +95,17 @@ class Segmenter:
     def open_audio(self) -> Optional[np.ndarray]:
         """The open utterance's audio so far, or None."""
         return None if self._start is None else self._samples.get(self._start * FRAME, self.analysed)
+
+    def closing_audio(self) -> Optional[np.ndarray]:
+        """The audio the open utterance commits if the pause it is in goes on, once that is known
+        (its 0.3 s tail has been heard), else None."""
+        if self._start is None:
+            return None
+        end = self._last_voiced + 1 + TAIL_FRAMES
+        voiced = sum(self._voiced[self._start - self._first : self._last_voiced + 1 - self._first])
+        if end > self._first + len(self._db) or self.pauses.pause_frames < TAIL_FRAMES or voiced < MIN_SPEECH_FRAMES:
+            return None
+        return self._samples.get(self._start * FRAME, end * FRAME)
 
     def push(self, samples: np.ndarray) -> list[Utterance]:
         self._samples.append(np.asarray(samples, np.float32))

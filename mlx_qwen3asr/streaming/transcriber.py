@@ -168,6 +168,21 @@ class StreamingTranscriber:
         self._close(len(self.window.audio))
         return self._update(before)
 
+    def decode_whole(self, audio: np.ndarray, max_new_tokens: int) -> Decoding:
+        """Decode `audio` whole from the prompt, as offline transcription of one chunk does (no forced
+        prefix), reusing this session's work: the window's last run as a draft, verified in one
+        forward pass, and its encoder windows when `audio` extends the window's audio (else the
+        encoder starts afresh). The session goes on as before (feeding on extends the window)."""
+        window = self.window
+        extends = len(window.audio) <= len(audio) and np.array_equal(window.audio, audio[: len(window.audio)])
+        if not extends:
+            self.engine.reset()  # its cached encoder windows are of other audio
+        draft = window.raw if self.committed == "" else []  # other windows' ids begin mid-text: no draft
+        result = self.engine.decode(audio, [], draft, max_new_tokens)
+        if not extends:
+            self.engine.reset()  # nor are this audio's those of the window that goes on
+        return result
+
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
         self.window = _Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))

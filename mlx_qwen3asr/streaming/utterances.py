@@ -7,16 +7,30 @@
 exactly what offline transcription gives for the same utterance. Partials come from the library's
 streaming engine when it is there (it feeds only the new audio), else from `transcribe` on the
 audio so far (cost grows with the utterance; the pipeline bounds how often it is asked).
+
+With the streaming engine the final reuses the partials' work (`reuse=True`): the same decode as
+transcribe's (the utterance as one chunk, the same prompt, the same stop rules and token budget,
+no forced prefix), but the last partial's tokens are the draft of one verification pass (the
+model's own choice after each of them: the longest agreeing run is accepted, the first
+disagreement is the model's next token, greedy steps go on from there), and the encoder windows
+the partials already encoded are kept while their input is provably unchanged (encoder_cache.py's
+rule). The tokens are transcribe's: a verification pass computes the same logits as step-by-step
+decoding, up to float round-off in the products' blocking (~1e-6 relative), which changes a greedy
+choice only where two tokens tie that closely. Cost: when the partial was right, the final is
+the encoder's new windows and one forward pass instead of one decoder step per token (measured
+in docs/live.md). Utterances transcribe would split (over 30 s) or skip (no speech) go to it.
 """
 
-from typing import Protocol
+from typing import Optional, Protocol
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
+from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
-from ..transcribe import transcribe
+from ..tokenizer import parse_output
+from ..transcribe import CHUNK_SECONDS, has_speech, transcribe
 from .transcriber import StreamingTranscriber, StreamingTuning
 
 WARM_UP_SECONDS = 1.0
@@ -38,6 +52,9 @@ class UtteranceEngine(Protocol):
 
     def final(self, audio: np.ndarray) -> str: ...
 
+    # Optional: final(audio) ahead of time, kept for final(audio); None if the engine does not.
+    def prepare(self, audio: np.ndarray) -> Optional[str]: ...
+
 
 class OfflineEngine:
     """Partials and finals both from `transcribe` on the whole utterance so far."""
@@ -45,14 +62,30 @@ class OfflineEngine:
     def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
         self.model, self.options = model, options
         self.language = options.language or ""
+        self._prepared: Optional[tuple[np.ndarray, str, str]] = None  # (audio, text, language)
+
+    def prepare(self, audio: np.ndarray) -> Optional[str]:
+        """The final text of `audio`, computed now (during a pause that may end the utterance) and
+        kept: final() of the same audio then costs nothing."""
+        self._prepared = None
+        text = self._final(audio)
+        self._prepared = (audio, text, self.language)
+        return text
 
     def final(self, audio: np.ndarray) -> str:
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and np.array_equal(prepared[0], audio):
+            self.language = prepared[2]
+            return prepared[1]
+        return self._final(audio)
+
+    def _final(self, audio: np.ndarray) -> str:
         result = transcribe(audio, self.model, options=self.options)
         self.language = result.language or self.language
         return result.text
 
     def partial(self, audio: np.ndarray) -> str:
-        return self.final(audio)
+        return self._final(audio)
 
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
@@ -67,8 +100,12 @@ class StreamingEngine(OfflineEngine):
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
     """
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
+    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), reuse: bool = True) -> None:
+        """reuse: finals verify the last partial as a draft and keep its encoder windows (the same
+        text as without, less work); False decodes each final from scratch (for benchmarks)."""
         super().__init__(model, options)
+        self.reuse = reuse
+        self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
         self._stream = StreamingTranscriber(
             model,
             options.language,
@@ -86,9 +123,25 @@ class StreamingEngine(OfflineEngine):
         self.language = update.language or self.language
         return update.text.strip()
 
+    def prepare(self, audio: np.ndarray) -> Optional[str]:
+        """As OfflineEngine's (None without reuse: then finals are today's, decoded when due). The
+        streaming session goes on: the speaker may not be done."""
+        return super().prepare(audio) if self.reuse else None
+
     def final(self, audio: np.ndarray) -> str:
+        text = super().final(audio)
         self._restart()
-        return super().final(audio)
+        return text
+
+    def _final(self, audio: np.ndarray) -> str:
+        if not self.reuse or len(audio) > CHUNK_SECONDS * RATE or not has_speech(audio):
+            return super()._final(audio)
+        result = self._stream.decode_whole(audio, self.options.budget(len(audio) / RATE))
+        self.last_final = result
+        raw = self.model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
+        language, text = parse_output(raw, forced_language=self.options.language)  # as transcribe_chunks
+        self.language = language or self.language
+        return text.strip()
 
     def warm_up(self) -> None:
         super().warm_up()
@@ -101,9 +154,10 @@ class StreamingEngine(OfflineEngine):
 
 
 def make_engine(
-    model: Qwen3ASR, partials: str = "streaming", options: DecodeOptions = DecodeOptions()
+    model: Qwen3ASR, partials: str = "streaming", options: DecodeOptions = DecodeOptions(), reuse: bool = True
 ) -> OfflineEngine:
     """partials: "streaming" (the streaming engine; "auto" is the same), or "offline" (re-decode the
-    utterance so far)."""
-    kind = OfflineEngine if partials == "offline" else StreamingEngine
-    return kind(model, options)
+    utterance so far). reuse: the streaming engine's finals reuse the partials' work."""
+    if partials == "offline":
+        return OfflineEngine(model, options)
+    return StreamingEngine(model, options, reuse)

@@ -13,6 +13,8 @@ Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written on
     python -m scripts.bench.live --quick          # 3 sentences, ~20 s
     python -m scripts.bench.live                  # 8 sentences
     python -m scripts.bench.live --model DIR      # a real or converted model folder
+    python -m scripts.bench.live --compare        # finals from scratch vs reusing the partials, interleaved
+    python -m scripts.bench.live --final-only     # the final's decode alone: scratch vs a verified partial
 """
 
 import argparse
@@ -76,7 +78,7 @@ class TimedEngine:
     """The engine of the live path, with the time of every call recorded."""
 
     def __init__(self, engine) -> None:
-        self.engine, self.finals, self.partials = engine, [], []
+        self.engine, self.finals, self.partials, self.prepares = engine, [], [], []
 
     @property
     def language(self) -> str:
@@ -90,6 +92,17 @@ class TimedEngine:
 
     def final(self, audio: np.ndarray) -> str:
         return self._timed(self.finals, self.engine.final, audio)
+
+    def prepare(self, audio: np.ndarray):
+        """The final made ahead in a pause (None when the engine does not: --finals scratch)."""
+        prepare = getattr(self.engine, "prepare", None)
+        if prepare is None:
+            return None
+        start = time.perf_counter()
+        text = prepare(audio)
+        if text is not None:
+            self.prepares.append(time.perf_counter() - start)
+        return text
 
     def partial(self, audio: np.ndarray) -> str:
         return self._timed(self.partials, self.engine.partial, audio)
@@ -119,7 +132,8 @@ def replay(model, wav: Path, args, recorder: Recorder):
     options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
     partials = "streaming" if args.partials == "auto" else args.partials
     blocks = make_queue()
-    engine = TimedEngine(make_engine(model, "offline" if partials == "off" else partials, options))
+    kind = "offline" if partials == "off" else partials
+    engine = TimedEngine(make_engine(model, kind, options, reuse=args.finals == "reuse"))
     live = mq.LiveSession(
         None, options, pause=args.pause, partials=partials, channels_last=True, engine=engine
     )  # FileSource blocks are [n, 1], as the app's
@@ -172,6 +186,9 @@ def report(
         "first_partial_p50_s": seconds(first_partials, 50),
         "first_partial_p95_s": seconds(first_partials, 95),
         "final_decode_p50_s": seconds(engine.finals, 50),
+        "final_decode_p95_s": seconds(engine.finals, 95),
+        "prepared_finals": len(engine.prepares),
+        "prepare_decode_p50_s": seconds(engine.prepares, 50),
         "partial_count": len(engine.partials),
         "partial_decode_p50_s": seconds(engine.partials, 50),
         "rtf": round(stats.rtf, 3),
@@ -190,24 +207,101 @@ def main() -> None:
     p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
     p.add_argument("--pause", type=float, default=0.6)
     p.add_argument("--language", default=None, help="force a language (default: detected)")
+    p.add_argument(
+        "--finals",
+        choices=["reuse", "scratch"],
+        default="reuse",
+        help="reuse: finals verify the partials' tokens, keep their encoder windows, and are prepared in "
+        "the pause; scratch: each final decoded from scratch when the utterance ends (before issue 29)",
+    )
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="--finals scratch, reuse, reuse, scratch interleaved on the same recording and model; a table",
+    )
+    p.add_argument(
+        "--final-only",
+        action="store_true",
+        help="time only the final's decode per sentence: scratch vs verifying a partial that heard the same audio",
+    )
     args = p.parse_args()
     model_path = args.model or random_checkpoint(args.cache_dir, quick=False)
     model = mq.load(model_path, dtype=args.dtype)
+    if args.final_only:
+        final_decodes(model, args)
+        return
+    runs = ["scratch", "reuse", "reuse", "scratch"] if args.compare else [args.finals]
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
         wav, speech_starts, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
-        recorder = Recorder()
-        start, stats, engine = replay(model, wav, args, recorder)
-    result = report(recorder, start, speech_starts, pause_starts, stats, engine)
-    result.update(
-        model=str(model_path),
-        dtype=args.dtype,
-        max_new_tokens=args.max_new_tokens,
-        partials=f"{args.partials} ({type(engine.engine).__name__})",
-        pause_setting_s=args.pause,
-        load_average=os.getloadavg()[0],
-        cpus=os.cpu_count(),
-    )
+        for finals in runs:
+            args.finals = finals
+            recorder = Recorder()
+            start, stats, engine = replay(model, wav, args, recorder)
+            result = report(recorder, start, speech_starts, pause_starts, stats, engine)
+            result.update(
+                finals=finals,
+                model=str(model_path),
+                dtype=args.dtype,
+                max_new_tokens=args.max_new_tokens,
+                partials=f"{args.partials} ({type(engine.engine).__name__})",
+                pause_setting_s=args.pause,
+                load_average=os.getloadavg()[0],
+                cpus=os.cpu_count(),
+            )
+            print(json.dumps(result, indent=2), flush=True)
+            results.append(result)
+    if args.compare:
+        print_table(results)
+
+
+def final_decodes(model, args) -> None:
+    """The final's decode alone, per sentence: from scratch (mq.transcribe) vs verifying the tokens of a
+    partial that heard the same audio (StreamingTranscriber.decode_whole after one streaming run over
+    it: the draft accepted whole, the encoder and the prompt's keys/values kept): what a final costs
+    when the partial was right, as a prepared final in the pause. Interleaved scratch, verify, verify,
+    scratch per sentence (after a 0.5 s lead-in)."""
+    from mlx_qwen3asr.streaming import StreamingTuning
+
+    budget = args.max_new_tokens
+    times: dict[str, list[float]] = {"scratch": [], "verify": []}
+    accepted = []
+    with tempfile.TemporaryDirectory() as tmp:
+        clips = [speech(SENTENCES[i], Path(tmp)) for i in range(3 if args.quick else len(SENTENCES))]
+    for clip in clips:
+        audio = np.concatenate([np.zeros(RATE // 2, np.float32), clip])
+        for mode in ("scratch", "verify", "verify", "scratch"):
+            if mode == "verify":  # one streaming run over the whole audio: the partial that heard it all
+                stream = mq.StreamingTranscriber(
+                    model, args.language, chunk_seconds=len(audio) / RATE,
+                    tuning=StreamingTuning(max_new_tokens=budget),
+                )  # fmt: skip
+                stream.feed(audio)
+            start = time.perf_counter()
+            if mode == "verify":
+                accepted.append(stream.decode_whole(audio, budget).draft_accepted)
+            else:
+                mq.transcribe(audio, model, language=args.language, max_new_tokens=budget)
+            times[mode].append(time.perf_counter() - start)
+            print(f"{mode}: {times[mode][-1]:.2f} s ({len(audio) / RATE:.1f} s of audio)", flush=True)
+    result = {
+        mode: {"final_decode_p50_s": seconds(t, 50), "final_decode_p95_s": seconds(t, 95), "finals": len(t)}
+        for mode, t in times.items()
+    }
+    result.update(draft_accepted=accepted, max_new_tokens=budget, load_average=os.getloadavg()[0])
     print(json.dumps(result, indent=2))
+
+
+def print_table(results: list[dict]) -> None:
+    """One markdown row per run, in the order they ran."""
+    print("| finals | commit latency p50 / p95 | final decode p50 / p95 | prepared (p50) | RTF | load |")
+    print("|---|---|---|---|---|---|")
+    for r in results:
+        print(
+            f"| {r['finals']} | {r['latency_p50_s']} / {r['latency_p95_s']} s "
+            f"| {r['final_decode_p50_s']} / {r['final_decode_p95_s']} s "
+            f"| {r['prepared_finals']} ({r['prepare_decode_p50_s']} s) | {r['rtf']} | {r['load_average']:.1f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -125,13 +125,13 @@ def live_session(base: str, speech: np.ndarray, done: threading.Event, lags: lis
 def _collect(ws, sent: list, lags: list, errors: list) -> None:
     while True:
         event = json.loads(ws.recv(timeout=120))
-        if event["type"] == "transcript.partial":
-            frames = int(round(event["audio_seconds"] * RATE / FRAME))
-            lags.append(time.perf_counter() - sent[frames - 1])
-        elif event["type"] == "error":
+        if event["type"] == "error":
             errors.append(event["error"]["message"])
-        elif event["type"] == "transcript.done":
+        elif event["type"] == "session.done":
             return
+        elif event.get("time"):  # a live session's event: "time" = the audio it had analysed (s)
+            frames = int(round(event["time"] * RATE / FRAME))
+            lags.append(time.perf_counter() - sent[frames - 1])
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -105,9 +105,9 @@ def wait_until_healthy(base: str, process=None, timeout: float = 60.0) -> None:
 
 
 @contextmanager
-def server_process(model: Path, *args: str):
-    """`python -m mlx_qwen3asr.server` on a free port; yields its base URL (http://127.0.0.1:PORT)."""
-    port = free_port()
+def server_process(model: Path, *args: str, port: int = None):
+    """`python -m mlx_qwen3asr.server` on `port` (default a free one); yields its base URL (http://127.0.0.1:PORT)."""
+    port = port or free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [
         sys.executable,

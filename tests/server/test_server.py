@@ -1,8 +1,7 @@
 """The server end to end: `python -m mlx_qwen3asr.server` on a free port with the audio-sensitive tiny model,
-driven by the real `openai` client and a real WebSocket client; answers must equal the library's."""
+driven by the real `openai` client; answers must equal the library's. (The WebSocket: test_server_live.py.)"""
 
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -10,12 +9,9 @@ import numpy as np
 import pytest
 from openai import OpenAI
 from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form, request, server_process, wav_bytes
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.formats import FORMATS
-from mlx_qwen3asr.streaming import StreamingTuning
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 UPLOAD_LIMIT_MB = 2
@@ -136,66 +132,3 @@ def test_models_lists_the_served_model_and_health_answers(server, client, listen
     health = json.loads(body)
     assert (status, health["status"], health["model"]) == (200, "ok", listening_checkpoint.name), health
     assert (health["open_requests"], health["queued_jobs"]) == (0, 0), f"nothing is waiting: {health}"
-
-
-def live_events(server: str, frames: list[bytes], query: str = "") -> list[dict]:
-    """Send frames, then finish; every event up to transcript.done."""
-    with connect(f"{server.replace('http', 'ws')}/v1/audio/live{query}", open_timeout=30) as ws:
-        events = [json.loads(ws.recv(timeout=30))]
-        for frame in frames:
-            ws.send(frame)
-        ws.send(json.dumps({"type": "finish"}))
-        while events[-1]["type"] != "transcript.done":
-            events.append(json.loads(ws.recv(timeout=60)))
-    return events
-
-
-def streamed(model, samples: np.ndarray) -> mq.Update:
-    stream = mq.StreamingTranscriber(model, tuning=StreamingTuning(max_new_tokens=MAX_NEW_TOKENS))
-    stream.feed(samples)
-    return stream.finish()
-
-
-def test_live_session_commits_what_the_streaming_engine_commits(server, listening_model, long_pcm):
-    reference = streamed(listening_model, long_pcm)
-    frames = [long_pcm[i : i + 1600].tobytes() for i in range(0, len(long_pcm), 1600)]  # 0.1 s each
-    events = live_events(server, frames)
-    assert events[0] == {"type": "session.created", "sample_rate": 16000, "encoding": "pcm16", "language": None}
-    assert events[-1]["text"] == reference.committed and reference.committed, "final text differs"
-    committed = [e for e in events if e["type"] == "transcript.committed"]
-    assert "".join(e["text"] for e in committed) == reference.committed, "committed pieces must add up"
-    times = [t for e in committed for t in (e["start"], e["end"])]
-    assert times == sorted(times) and times[-1] == pytest.approx(len(long_pcm) / 16000), f"times {times}"
-    assert any(e["type"] == "transcript.partial" for e in events), "no partial text while audio came in"
-
-
-def test_live_session_takes_float32_frames_and_reports_bad_ones(server, listening_model, long_pcm):
-    samples = long_pcm[: 5 * 16000].astype(np.float32) / 32768
-    reference = streamed(listening_model, samples)
-    frames = [b"\x00\x00\x80", samples.tobytes()]  # 3 bytes: not whole float32 samples, dropped
-    events = live_events(server, frames, "?encoding=float32")
-    errors = [e["error"] for e in events if e["type"] == "error"]
-    assert [e["param"] for e in errors] == ["audio"], f"the bad frame is reported once: {errors}"
-    assert events[-1]["text"] == reference.committed, "the session went on after the bad frame"
-
-
-def test_a_live_client_that_disconnects_mid_session_is_dropped(server, long_pcm):
-    with connect(f"{server.replace('http', 'ws')}/v1/audio/live", open_timeout=30) as ws:
-        ws.recv(timeout=30)
-        ws.send(long_pcm[: 5 * 16000].tobytes())  # steps queued; the client leaves without finishing
-        health = json.loads(request(f"{server}/health")[2])
-        assert health["live_sessions"] == 1, health
-    end = time.monotonic() + 10
-    while json.loads(request(f"{server}/health")[2])["live_sessions"] != 0:
-        assert time.monotonic() < end, "the session outlived its client"
-        time.sleep(0.05)
-
-
-def test_a_live_session_with_an_unknown_language_is_refused_with_the_reason(server):
-    with connect(f"{server.replace('http', 'ws')}/v1/audio/live?language=klingon", open_timeout=30) as ws:
-        event = json.loads(ws.recv(timeout=30))
-        assert (event["type"], event["error"]["param"]) == ("error", "language"), event
-        assert "klingon" in event["error"]["message"]
-        with pytest.raises(ConnectionClosed) as closed:
-            ws.recv(timeout=30)
-    assert closed.value.rcvd.code == 1008, "closed as a policy violation"
