@@ -31,6 +31,7 @@ import os
 import platform
 import sys
 import tempfile
+import uuid
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -152,14 +153,14 @@ def worker_shape(ray, settings: RayOptions) -> tuple[dict, int]:
 
 def start_workers(ray, settings: RayOptions, model: str, dtype, aligner) -> list:
     options, count = worker_shape(ray, settings)
-    remote = ray.remote(Transcriber).options(
-        **options,
-        max_restarts=MAX_RESTARTS,
-        scheduling_strategy="SPREAD",
-        runtime_env={"env_vars": worker_environment()},
-    )
-    threads = max(1, int(options["num_cpus"]))
-    actors = [remote.remote(model, dtype, aligner, threads) for _ in range(count)]
+    options.update(max_restarts=MAX_RESTARTS, scheduling_strategy="SPREAD")
+    options.update(runtime_env={"env_vars": worker_environment()})
+    remote, threads = ray.remote(Transcriber), max(1, int(options["num_cpus"]))
+    run_id = uuid.uuid4().hex[:8]  # named, so that `ray list actors` shows them: mlx-qwen3asr-<run>-<n>
+    actors = [
+        remote.options(**options, name=f"mlx-qwen3asr-{run_id}-{n}").remote(model, dtype, aligner, threads)
+        for n in range(count)
+    ]
     for worker in ray.get([actor.describe.remote() for actor in actors]):
         if worker["error"]:
             for actor in actors:
