@@ -18,8 +18,8 @@ driver re-submits the dead actor's groups to the living ones, one file per task,
 kills its worker fails alone (after DEATHS_PER_FILE deaths under it, with that reason) and the
 rest are done. A restarted actor takes work again once it answers.
 
-Each actor reserves `cpus` CPUs (default: the smallest node's CPU count, i.e. one actor per node)
-and uses that many BLAS threads; `resources` adds GPUs ({"GPU": 1}: CUDA boxes, which Ray detects)
+Each actor reserves `cpus` CPUs and uses that many BLAS threads (default: the smallest node's CPU
+count, i.e. one actor per node; 1 when it asks for a GPU or a custom resource); `resources` adds GPUs ({"GPU": 1}: CUDA boxes, which Ray detects)
 or custom resources ({"apple_gpu": 1}: declared with `ray start --resources`, since Ray does not
 detect Apple GPUs). This process's BLAS preload (blas.py) reaches the workers through runtime_env
 env_vars; a Linux node that still runs MLX's reference BLAS is named in a warning.
@@ -57,7 +57,7 @@ class RayOptions:
     """address: "auto" (RAY_ADDRESS, or the cluster `ray start` joined this machine to, else a new
     local one), "HOST:6379", or "ray://HOST:10001"; workers: how many actors (default: as many as
     the cluster's resources hold); cpus: each actor's CPUs and BLAS threads (default: the smallest
-    node's count); resources: each actor's GPUs and custom resources, {"GPU": 1}, {"apple_gpu": 1}."""
+    node's count, or 1 with resources); resources: each actor's GPUs and custom resources, {"GPU": 1}, {"apple_gpu": 1}."""
 
     address: str = "auto"
     workers: Optional[int] = None
@@ -116,10 +116,16 @@ def connect(ray, address: str) -> bool:
     if ray.is_initialized():
         return False  # the caller's connection (and cluster) stays as it is
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
-    if address == "auto":  # a running cluster this machine belongs to, else a new local one
-        ray.init(**quiet)
-    else:
-        ray.init(address=address, **quiet)
+    try:
+        if address == "auto":  # a running cluster this machine belongs to, else a new local one
+            ray.init(**quiet)
+        else:
+            ray.init(address=address, **quiet)
+    except (ConnectionError, RuntimeError) as e:
+        raise RuntimeError(
+            f"cannot connect to the Ray cluster at {address} ({one_line(e)[:300]}): is `ray start --head` running "
+            "there, and does this machine have its token (RAY_AUTH_MODE=token, ~/.ray/auth_token)?"
+        ) from e
     return True
 
 
@@ -136,19 +142,23 @@ def worker_shape(ray, settings: RayOptions) -> tuple[dict, int]:
     nodes = [node["Resources"] for node in ray.nodes() if node["Alive"]]
     custom = {k: float(v) for k, v in settings.resources.items()}
     gpus = custom.pop("GPU", 0.0)
-    cpus = settings.cpus or min((n["CPU"] for n in nodes if n.get("CPU", 0) >= 1), default=1.0)
-    need = {"CPU": float(cpus), "GPU": gpus, **custom}
-    need = {k: v for k, v in need.items() if v > 0}
+    # a worker on a GPU does its work there: one CPU; on the CPU, the smallest node's cores (one worker a node)
+    smallest = min((n["CPU"] for n in nodes if n.get("CPU", 0) >= 1), default=1.0)
+    cpus = settings.cpus or (1.0 if gpus or custom else smallest)
+    need = {k: v for k, v in {"CPU": float(cpus), "GPU": gpus, **custom}.items() if v > 0}
     capacity = sum(min(int(node.get(k, 0) // v) for k, v in need.items()) for node in nodes)
     count = settings.workers or capacity
     if capacity < 1 or count > capacity:
-        have = "; ".join(", ".join(f"{k}={v:g}" for k, v in sorted(n.items()) if "node:" not in k) for n in nodes)
+        shown = [
+            {k: v for k, v in n.items() if "memory" not in k and not k.startswith(("node:", "accelerator"))}
+            for n in nodes
+        ]
+        have = "; ".join(", ".join(f"{k}={v:g}" for k, v in sorted(n.items())) for n in shown)
         raise RuntimeError(
-            f"the cluster holds {capacity} worker(s) of {need}, not {count} (its nodes: {have}): "
-            "ask for fewer, or declare the resource with `ray start --resources`"
+            f"{count or 'a'} Ray worker(s) with {need} each do not fit: the cluster's nodes have {have} "
+            "(ask for fewer or smaller workers, or declare a resource with `ray start --resources`)"
         )
-    options = {"num_cpus": cpus, "num_gpus": gpus, "resources": custom}
-    return options, count
+    return {"num_cpus": cpus, "num_gpus": gpus, "resources": custom}, count
 
 
 def start_workers(ray, settings: RayOptions, model: str, dtype, aligner) -> list:

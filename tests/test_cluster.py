@@ -111,3 +111,22 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
     assert "same path on every node" in message and "\n" not in message
     assert not list((tmp_path / "out").glob("*.txt")), "nothing written"
     assert ray.util.list_named_actors() == [], "the workers are gone"
+
+
+@pytest.mark.parametrize(
+    "asked, expected",
+    [
+        (mq.RayOptions(workers=3, cpus=1), "3 Ray worker(s) with {'CPU': 1.0} each do not fit"),
+        (
+            mq.RayOptions(resources={"apple_gpu": 1}),
+            "a Ray worker(s) with {'CPU': 1.0, 'apple_gpu': 1.0} each do not fit",
+        ),
+    ],
+)
+def test_workers_the_cluster_cannot_hold_are_refused_in_one_line(
+    cluster, archive, tiny_checkpoint, tmp_path, asked, expected
+):
+    with pytest.raises(RuntimeError) as error:
+        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, ray=asked)
+    message = str(error.value)
+    assert message.startswith(expected) and "CPU=1; CPU=1" in message and "\n" not in message, message
