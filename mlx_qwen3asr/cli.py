@@ -22,11 +22,12 @@ from .align.aligner import check_aligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .cluster import RayOptions
-from .files import FileOutcome, InputError, transcribe_files
+from .files import FileOutcome, transcribe_files
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
+from .plan import InputError
 from .progress import progress_bar
 from .transcribe import default_batch_size, transcribe_batch
 

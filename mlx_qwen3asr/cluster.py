@@ -38,11 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+import mlx.core as mx
+
 from . import blas
 from .align.aligner import check_aligner
-from .files import FileJob, Outcome, Run, decode_files, one_line
+from .files import Outcome, Run, decode_files
 from .load import load
 from .options import DecodeOptions
+from .plan import FileJob, one_line
 from .transcribe import MAX_BATCH_SIZE
 
 MAX_RESTARTS = 4  # per actor: Ray restarts a dead one this often (each restart loads the model again)
@@ -79,8 +82,6 @@ class Transcriber:
             self.error = one_line(e)  # reported by describe(), not an actor that dies at birth
 
     def describe(self) -> dict:
-        import mlx.core as mx
-
         library = blas.known_library(blas.global_cblas()) or ("reference" if sys.platform == "linux" else "")
         return {"node": platform.node(), "error": self.error, "blas": library, "cpu": mx.default_device() == mx.cpu}
 

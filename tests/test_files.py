@@ -11,7 +11,7 @@ import time
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.files import InputError, plan_files
+from mlx_qwen3asr.plan import InputError, plan_files
 from mlx_qwen3asr.testing.signals import burst, write_wav
 
 TOKENS = 6
