@@ -172,10 +172,14 @@ def start_workers(ray, settings: RayOptions, model: str, dtype, aligner) -> list
         remote.options(**options, name=f"mlx-qwen3asr-{run_id}-{n}").remote(model, dtype, aligner, threads)
         for n in range(count)
     ]
-    for worker in ray.get([actor.describe.remote() for actor in actors]):
+    try:
+        described = ray.get([actor.describe.remote() for actor in actors])
+    except ray.exceptions.RayActorError as e:  # every restart used up before it ever answered
+        stop(ray, actors)
+        raise RuntimeError(f"a Ray worker could not start ({one_line(e)[:400]})") from e
+    for worker in described:
         if worker["error"]:
-            for actor in actors:
-                ray.kill(actor, no_restart=True)
+            stop(ray, actors)
             raise ValueError(
                 f"on node {worker['node']}: {worker['error']}: "
                 "name a hub id, or a folder at the same path on every node"
@@ -185,6 +189,11 @@ def start_workers(ray, settings: RayOptions, model: str, dtype, aligner) -> list
                 f"warning: node {worker['node']}: {blas.SLOW_BLAS_WARNING.removeprefix('warning: ')}", file=sys.stderr
             )
     return actors
+
+
+def stop(ray, actors: list) -> None:
+    for actor in actors:
+        ray.kill(actor, no_restart=True)
 
 
 def groups(jobs: list[FileJob], size: int) -> list[list[int]]:
@@ -220,8 +229,7 @@ def run_on_ray(
         size = max(1, min(batch_size or MAX_BATCH_SIZE, math.ceil(len(jobs) / (IN_FLIGHT * len(actors)))))
         Feed(ray, actors, jobs, run, options, batch_size).until_done(groups(jobs, size))
     finally:  # also on Ctrl-C: the workers go, and a cluster started here stops
-        for actor in actors:
-            ray.kill(actor, no_restart=True)
+        stop(ray, actors)
         if connected:
             ray.shutdown()
 
@@ -237,13 +245,14 @@ class Feed:
         self.queue: deque[tuple[list[int], int]] = deque()  # (job indices, deaths under them)
         self.waiting: dict = {}  # ref -> (actor number, (job indices, deaths)) for a task, (k, None) for a ping
         self.living, self.load = set(range(len(actors))), [0] * len(actors)
+        self.last_death = ""  # why the last actor died (Ray's words: killed, out of memory, node lost)
 
     def until_done(self, work: list[list[int]]) -> None:
         self.queue.extend((group, 0) for group in work)
         while self.queue or any(item is not None for _, item in self.waiting.values()):
             self.fill()
             if not self.waiting:
-                raise RuntimeError("every Ray worker died: run the same command again to continue")
+                raise RuntimeError(f"every Ray worker died ({self.last_death[:400]}): the same command continues")
             [ref], _ = self.ray.wait(list(self.waiting), num_returns=1)
             k, item = self.waiting.pop(ref)
             try:
@@ -272,6 +281,7 @@ class Feed:
 
     def died(self, k: int, item, error: Exception) -> None:
         """Actor k died under a task (or a ping): the task's files back to the queue, one a task."""
+        self.last_death = one_line(error)
         if item is not None:
             self.load[k] -= 1
             group, deaths = item

@@ -3,6 +3,9 @@ listening model: every input once, each text the one `transcribe` gives the file
 file recorded, an actor killed mid-run, a rerun that skips everything. One ray.init for the module."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -130,3 +133,19 @@ def test_workers_the_cluster_cannot_hold_are_refused_in_one_line(
         mq.transcribe_files([archive], tiny_checkpoint, tmp_path, ray=asked)
     message = str(error.value)
     assert message.startswith(expected) and "CPU=1; CPU=1" in message and "\n" not in message, message
+
+
+def test_the_command_line_joins_the_cluster_of_this_machine(cluster, archive, expected, listening_checkpoint, tmp_path):
+    """`--ray` without an address: the cluster RAY_ADDRESS names (as `ray start` leaves for this machine)."""
+    command = [sys.executable, "-m", "mlx_qwen3asr", archive, "-o", tmp_path, "-f", "json", "--ray", "--workers", "2"]
+    command += ["--model", listening_checkpoint, "--max-new-tokens", TOKENS, "--dtype", "float32"]
+    run = subprocess.run(
+        list(map(str, command)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "RAY_ADDRESS": cluster.address},
+    )
+    assert run.returncode == 1, run.stderr  # the corrupt file
+    assert run.stderr.splitlines()[-1].startswith(f"{FILES} done, 0 skipped, 1 failed"), run.stderr
+    assert _texts(tmp_path) == expected
