@@ -207,7 +207,7 @@ def transcribe_to_folder(args: argparse.Namespace, options: DecodeOptions) -> in
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    except (ImportError, RuntimeError) as e:  # Ray not installed, every Ray worker gone
+    except (ImportError, RuntimeError, OSError) as e:  # Ray not installed, every Ray worker gone, a full disk
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(summary, file=sys.stderr)
