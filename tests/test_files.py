@@ -3,6 +3,7 @@ the one `transcribe` gives the file alone, failures recorded, reruns resumed, Ct
 
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -206,3 +207,36 @@ def test_without_ray_installed_ray_runs_fail_in_one_line_naming_the_extra(tmp_pa
     assert run.returncode == 1, run.stderr
     assert run.stderr == "error: ray= needs Ray, which is not installed: pip install 'mlx-qwen3asr[ray]'\n"
     assert os.listdir(tmp_path / "o") == [], "nothing written"
+
+
+def test_json_outputs_carry_the_aligners_words(tmp_path, archive, tiny_model, tiny_aligner):
+    folder, _ = archive
+    options = mq.DecodeOptions(max_new_tokens=8)
+    mq.transcribe_files(
+        [folder / "a.wav"], tiny_model, tmp_path, formats=["json"], options=options, aligner=tiny_aligner
+    )
+    expected = mq.transcribe(folder / "a.wav", tiny_model, options=options, aligner=tiny_aligner)
+    words = [[w.text, round(w.start, 3), round(w.end, 3)] for w in expected.segments[0].words]
+    assert words, "the tiny model's 8 tokens give some words"
+    written = json.loads((tmp_path / "a.json").read_text())["segments"][0]["words"]
+    assert [[w["text"], w["start"], w["end"]] for w in written] == words
+
+
+def test_a_terminal_shows_a_progress_bar_over_files(tmp_path, archive, tiny_checkpoint):
+    folder, _ = archive
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "mlx_qwen3asr", folder, "-o", tmp_path, "--model", tiny_checkpoint]
+    run = subprocess.run(list(map(str, [*command, "--max-new-tokens", 2])), stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    screen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(leader)
+    assert run.returncode == 1, "the corrupt file"
+    assert b"6/6 files" in screen and b"5 done, 0 skipped, 1 failed" in screen, screen[-500:]
