@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def formats(text: str) -> list[str]:
-    """-f json,srt -> ["json", "srt"] (argparse's type: a ValueError is its one-line usage error)."""
+    """-f json,srt -> ["json", "srt"] (argparse turns ArgumentTypeError into its one-line usage error)."""
     chosen = [f.strip() for f in text.split(",") if f.strip()]
     if not chosen or any(f not in FORMATS for f in chosen):
         raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(FORMATS)}")

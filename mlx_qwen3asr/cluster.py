@@ -19,9 +19,9 @@ kills its worker fails alone (after DEATHS_PER_FILE deaths under it, with that r
 rest are done. A restarted actor takes work again once it answers.
 
 Each actor reserves `cpus` CPUs and uses that many BLAS threads (default: the smallest node's CPU
-count, i.e. one actor per node; 1 when it asks for a GPU or a custom resource); `resources` adds GPUs ({"GPU": 1}: CUDA boxes, which Ray detects)
-or custom resources ({"apple_gpu": 1}: declared with `ray start --resources`, since Ray does not
-detect Apple GPUs). This process's BLAS preload (blas.py) reaches the workers through runtime_env
+count, i.e. one actor per node; 1 when it asks for a GPU or a custom resource); `resources` adds
+GPUs ({"GPU": 1}: CUDA boxes, which Ray detects) or custom resources ({"apple_gpu": 1}: declared
+with `ray start --resources`, since Ray does not detect Apple GPUs). This process's BLAS preload (blas.py) reaches the workers through runtime_env
 env_vars; a Linux node that still runs MLX's reference BLAS is named in a warning.
 """
 
