@@ -222,6 +222,8 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         unreadable = [
             f"{f} is a folder, not an audio file (give -o DIR to transcribe the audio in it)"
             if Path(f).is_dir()
+            else f"{f}: a manifest needs -o DIR"
+            if f.startswith("@") and Path(f[1:]).is_file()
             else f"no such file: {f}"
             for f in args.files
             if not Path(f).is_file()

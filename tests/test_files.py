@@ -158,6 +158,7 @@ def test_cli_refuses_bad_folder_runs_in_one_line(tmp_path, archive, tiny_checkpo
     for args, expected in [
         ((folder,), "is a folder, not an audio file (give -o DIR"),
         ((folder / "a.wav", "--ray"), "--ray needs -o DIR"),
+        ((f"@{folder / 'a.wav'}",), "a manifest needs -o DIR"),
         ((folder / "a.wav", "-f", "json,srt"), "several formats need -o DIR"),
         ((folder / "a.wav", "-o", tmp_path, "--workers", "2"), "go with --ray"),
         ((folder, folder / "nope", "-o", tmp_path / "o"), "no such file or folder"),
