@@ -3,6 +3,7 @@
 import mlx_qwen3asr as mq
 model = mq.load("Qwen/Qwen3-ASR-0.6B")
 print(mq.transcribe("speech.wav", model).text)
+summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats=["txt", "json"])  # resumable
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
 """
@@ -10,6 +11,8 @@ words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(te
 from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
+from .cluster import RayOptions
+from .files import transcribe_files
 from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
@@ -24,6 +27,7 @@ __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
+    "RayOptions",
     "ForcedAligner",
     "LiveSession",
     "ModelArgs",
@@ -44,4 +48,5 @@ __all__ = [
     "default_batch_size",
     "transcribe",
     "transcribe_batch",
+    "transcribe_files",
 ]

@@ -1,17 +1,19 @@
 """Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]
 [--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see mlx_qwen3asr/server).
 
-Prints each transcript; with -o also writes FILE's stem + .txt/.json/.srt/.vtt into DIR. All files are
-decoded together: their 30 s chunks share batches of --batch-size (default: default_batch_size, 16
-rows unless their KV caches would take over a quarter of memory). On long work a progress bar
-(audio done / total, ETA) goes to stderr when it is a terminal.
+Prints each transcript. With -o DIR the inputs may also be folders (searched for audio) and
+@manifests, and the run is files.transcribe_files': one file per input and -f format mirrored under
+DIR, resumable (a rerun skips what is done), failures in DIR/failures.jsonl, a summary on stderr;
+`--ray [ADDRESS]` runs it on a Ray cluster (cluster.py).
+Without -o all files are decoded together: their 30 s chunks share batches of --batch-size (default:
+default_batch_size, 16 rows unless their KV caches would take over a quarter of memory). On long
+work a progress bar (audio done / total, ETA; with -o files done / total) goes to stderr on a terminal.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
 """
 
 import argparse
+import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
@@ -21,28 +23,41 @@ from .align.aligner import check_aligner
 from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
+from .cluster import RayOptions
+from .files import FileOutcome, decode_group, transcribe_files
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .model.model import Qwen3ASR
 from .options import DecodeOptions
+from .plan import InputError
+from .progress import progress_bar
 from .result import Transcription
-from .transcribe import default_batch_size, transcribe_batch
+from .transcribe import default_batch_size
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
-# What decoding a file can raise (MLX's errors are ValueError and RuntimeError; ImportError: aligning
-# Japanese without its word segmenter): each is reported as one line naming the file.
-DECODE_FAULTS = (ValueError, RuntimeError, ImportError)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mlx-qwen3asr", description="Transcribe audio files with Qwen3-ASR on MLX.")
-    parser.add_argument("files", nargs="+", help="audio files (WAV natively; other formats need ffmpeg)")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        help="audio files (WAV natively; other formats need ffmpeg); with -o also folders and @manifest.txt",
+    )
     parser.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
     parser.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
     parser.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
-    parser.add_argument("-f", "--format", default="txt", choices=sorted(FORMATS), help="output format")
-    parser.add_argument("-o", "--output-dir", default=None, help="also write one file per input here")
+    parser.add_argument(
+        "-f",
+        "--format",
+        action="append",
+        type=formats,
+        help="output format(s): txt (default), json, srt, vtt; e.g. json,srt",
+    )
+    parser.add_argument(
+        "-o", "--output-dir", default=None, help="write one file per input and format here, resumable (see README)"
+    )
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
     parser.add_argument(
@@ -62,7 +77,33 @@ def build_parser() -> argparse.ArgumentParser:
         choices=TIMESTAMPS,
         help="subtitle cues: per segment (word-timed lines with --aligner) or one per word",
     )
+    cluster = parser.add_argument_group("many machines (with -o; pip install 'mlx-qwen3asr[ray]')")
+    cluster.add_argument(
+        "--ray", nargs="?", const="auto", default=None, metavar="ADDRESS", help="decode on Ray workers (default: auto)"
+    )
+    cluster.add_argument("--workers", type=int, default=None, help="Ray workers (default: as many as fit)")
+    cluster.add_argument("--worker-cpus", type=float, default=None, help="CPUs (BLAS threads) per worker")
+    cluster.add_argument(
+        "--worker-resources", type=resources, default={}, help="per worker, JSON: '{\"GPU\": 1}', '{\"apple_gpu\": 1}'"
+    )
     return parser
+
+
+def formats(text: str) -> list[str]:
+    """-f json,srt -> ["json", "srt"] (argparse turns ArgumentTypeError into its one-line usage error)."""
+    chosen = [f.strip() for f in text.split(",") if f.strip()]
+    if not chosen or any(f not in FORMATS for f in chosen):
+        raise argparse.ArgumentTypeError(f"{text!r}: choose from {', '.join(FORMATS)}")
+    return chosen
+
+
+def resources(text: str) -> dict[str, float]:
+    """--worker-resources '{"GPU": 1}' -> {"GPU": 1.0}."""
+    try:
+        value = json.loads(text)
+        return {str(k): float(v) for k, v in value.items()}
+    except (ValueError, TypeError, AttributeError) as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a JSON object of amounts, e.g. '{{\"GPU\": 1}}'") from e
 
 
 def serve(argv: list[str]) -> int:
@@ -88,6 +129,8 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.output_dir:
+        return transcribe_to_folder(args, options)
     try:
         model = load(args.model, dtype=args.dtype)
         aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
@@ -106,43 +149,33 @@ def main(argv=None) -> int:
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
     batch_size = args.batch_size or default_batch_size(model)
-    results = transcribe_files(loaded, model, batch_size, options, aligner)
+    results = decode_files(loaded, model, batch_size, options, aligner)
     for (file, _), result in zip(loaded, results):
         if result is not None:
-            write_result(file, render(result, args.format, args.timestamps), args, several=len(args.files) > 1)
+            write_result(file, render(result, args.format[0], args.timestamps), several=len(args.files) > 1)
             report_zero_length_words(file, result)
     return 0 if len(args.files) == sum(result is not None for result in results) else 1
 
 
-def transcribe_files(
+def decode_files(
     loaded: list[tuple[str, np.ndarray]],
     model: Qwen3ASR,
     batch_size: int,
     options: DecodeOptions,
     aligner: Optional[ForcedAligner],
 ) -> list[Optional[Transcription]]:
-    """Every file decoded together (their chunks share batches). Should that fail, each file is decoded
-    alone, so a fault costs only the results of the files it belongs to: each such file gets one line
-    on stderr naming it and the cause, and None here."""
-    waves = [wave for _, wave in loaded]
-    total = sum(len(wave) for wave in waves) / SAMPLE_RATE
-    decode = lambda waves, advance: transcribe_batch(
-        waves, model, batch_size=batch_size, options=options, on_progress=advance, aligner=aligner
-    )
-    try:
-        with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-            return decode(waves, advance) if loaded else []
-    except DECODE_FAULTS as e:
-        if len(loaded) == 1:
-            print(f"error: {loaded[0][0]}: {e}", file=sys.stderr)
-            return [None]
-    results: list[Optional[Transcription]] = []
-    for file, wave in loaded:
-        try:
-            results.append(decode([wave], lambda seconds: None)[0])
-        except DECODE_FAULTS as e:
-            print(f"error: {file}: {e}", file=sys.stderr)
-            results.append(None)
+    """Every file decoded together (their chunks share batches); should that fail, each file alone
+    (files.decode_group), so a fault costs only its own file's result: one line on stderr naming the
+    file and the cause, and None here."""
+    total = sum(len(wave) for _, wave in loaded) / SAMPLE_RATE
+    results: list[Optional[Transcription]] = [None] * len(loaded)
+    with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
+        group = [(i, wave) for i, (_, wave) in enumerate(loaded)]
+        for i, outcome, _ in decode_group(group, model, options, batch_size, aligner, on_progress=advance):
+            if isinstance(outcome, str):
+                print(f"error: {loaded[i][0]}: {outcome}", file=sys.stderr)
+            else:
+                results[i] = outcome
     return results
 
 
@@ -154,16 +187,68 @@ def report_zero_length_words(file: str, result) -> None:
         print(f"note: {file}: {zero} of {len(words)} aligned words have zero length (start == end)", file=sys.stderr)
 
 
+def transcribe_to_folder(args: argparse.Namespace, options: DecodeOptions) -> int:
+    """-o DIR: files.transcribe_files (here or on Ray), transcripts printed as they are written."""
+    ray = args.ray and RayOptions(args.ray, args.workers, args.worker_cpus, args.worker_resources)
+    several = len(args.files) > 1 or not Path(args.files[0]).is_file()  # a folder or a manifest
+
+    def show(outcome: FileOutcome) -> None:
+        if outcome.result is None:
+            print(f"error: {outcome.source}: {outcome.error}", file=sys.stderr)
+        else:
+            write_result(str(outcome.source), render(outcome.result, args.format[0], args.timestamps), several)
+            report_zero_length_words(str(outcome.source), outcome.result)
+
+    try:
+        summary = transcribe_files(
+            args.files,
+            args.model,
+            args.output_dir,
+            formats=args.format,
+            timestamps=args.timestamps,
+            options=options,
+            batch_size=args.batch_size,
+            dtype=args.dtype,
+            aligner=args.aligner,
+            ray=ray,
+            progress=sys.stderr.isatty(),
+            on_file=show,
+        )
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, ValueError, MemoryError) as e:
+        print(f"error: cannot load model: {e}", file=sys.stderr)
+        return 1
+    except (ImportError, RuntimeError, OSError) as e:  # Ray not installed, every Ray worker gone, a full disk
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(summary, file=sys.stderr)
+    return 130 if summary.interrupted else 1 if summary.failed else 0
+
+
 def checked_options(args: argparse.Namespace) -> DecodeOptions:
     """The arguments checked before anything is loaded (ValueError saying what is wrong), and what
     every decode is asked, built once here."""
-    unreadable = [
-        f"{f} is a folder, not an audio file" if Path(f).is_dir() else f"no such file: {f}"
-        for f in args.files
-        if not Path(f).is_file()
-    ]
-    if unreadable:
-        raise ValueError("; ".join(unreadable))
+    args.format = list(dict.fromkeys(f for chosen in args.format or [["txt"]] for f in chosen))
+    if not args.output_dir:
+        unreadable = [
+            f"{f} is a folder, not an audio file (give -o DIR to transcribe the audio in it)"
+            if Path(f).is_dir()
+            else f"{f}: a manifest needs -o DIR"
+            if f.startswith("@") and Path(f[1:]).is_file()
+            else f"no such file: {f}"
+            for f in args.files
+            if not Path(f).is_file()
+        ]
+        several = "several formats need -o DIR" if len(args.format) > 1 else ""
+        ray = "--ray needs -o DIR (the outputs are written there)" if args.ray else ""
+        if unreadable or several or ray:
+            raise ValueError("; ".join([*unreadable, *filter(None, [several, ray])]))
+    if not args.ray and (args.workers or args.worker_cpus or args.worker_resources):
+        raise ValueError("--workers, --worker-cpus and --worker-resources go with --ray")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     if args.batch_size is not None and args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
     if args.timestamps == "word" and not args.aligner:
@@ -171,36 +256,10 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
     return DecodeOptions(args.language, args.context, args.max_new_tokens)
 
 
-def write_result(file: str, output: str, args: argparse.Namespace, several: bool) -> None:
+def write_result(file: str, output: str, several: bool) -> None:
     """`output` ends with exactly one newline (or is empty)."""
     sys.stdout.write(f"==> {file} <==\n{output}" if several else output)
     sys.stdout.flush()
-    if args.output_dir:
-        out_dir = Path(args.output_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / f"{Path(file).stem}.{args.format}").write_text(output, encoding="utf-8")
-
-
-@contextmanager
-def progress_bar(total_seconds: float, show: bool) -> Iterator[Callable[[float], None]]:
-    """A rich progress bar on stderr over seconds of audio (a no-op callback when not shown)."""
-    if not show:
-        yield lambda seconds: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = (
-        TextColumn("transcribing"),
-        BarColumn(),
-        TextColumn("{task.completed:.0f}/{task.total:.0f} s of audio"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=Console(stderr=True)) as progress:
-        task = progress.add_task("transcribing", total=total_seconds)
-        yield lambda seconds: progress.advance(task, seconds)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""Synthetic sound for tests and benchmarks of voice activity: speech-like bursts, noise, silence."""
+"""Synthetic sound for tests and benchmarks of voice activity: speech-like bursts, noise, silence;
+write_wav to put one in a file."""
+
+import wave
 
 import numpy as np
 
@@ -30,3 +33,12 @@ def clicks(seconds: float, at: tuple = (0.5, 1.5, 2.5), click_seconds: float = 0
     for t in at:
         audio[int(t * RATE) : int((t + click_seconds) * RATE)] = 0.8
     return audio
+
+
+def write_wav(path, samples: np.ndarray, rate: int = RATE) -> None:
+    """16-bit mono WAV of float samples in [-1, 1] (clipped)."""
+    with wave.open(str(path), "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(rate)
+        f.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
