@@ -10,6 +10,7 @@
     python -m scripts.bench.live         live dictation latency through the app's capture path
     python -m scripts.bench.server       the server under concurrent clients and live sessions
     python -m scripts.bench.align        word alignment, ours against the official aligner
+    python -m scripts.bench.files        transcribe_files: one process against Ray workers (CI: a tiny lane)
 
 Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the
 machine's description), machine_load.py (load probe, --busy background), sources.py (the package at

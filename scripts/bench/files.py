@@ -13,7 +13,7 @@
 
 Models are random weights (no downloads): --size 0.6b has the real Qwen3-ASR-0.6B config (the real
 compute; its text is meaningless, so --tokens fixes the decode length), --size tiny the test config.
-Usage: .venv/bin/python scripts/bench_files.py [--size tiny|0.6b] [--files 40] [--seconds 4] [--runs 2]
+Usage: .venv/bin/python -m scripts.bench.files [--size tiny|0.6b] [--files 40] [--seconds 4] [--runs 2]
 Run it through scripts/env.sh (or with the BLAS preload of mlx_qwen3asr/blas.py) on Linux.
 """
 
