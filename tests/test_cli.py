@@ -190,31 +190,35 @@ def test_a_cut_off_weights_file_in_the_hub_cache_says_how_to_download_it_again(t
     assert run.stderr.count("\n") == 1, run.stderr
 
 
+@pytest.mark.parametrize("to_folder", [False, True], ids=["printed", "written with -o"])
 def test_a_file_that_fails_while_decoding_is_one_line_and_the_other_files_are_still_written(
-    tmp_path, clip, tiny_checkpoint, tiny_aligner_dir
+    tmp_path, clip, tiny_checkpoint, tiny_aligner_dir, to_folder
 ):
     """Japanese words need the nagisa segmenter (the `ja` extra); here it is not installed. The speech
     file fails in the aligner, inside the call that decodes all files together; the silent file,
-    which has no words to time, must still be printed and written."""
+    which has no words to time, must still be printed (and with -o written; the failure is recorded in
+    failures.jsonl and the run's summary line follows)."""
     silent = tmp_path / "silent.wav"
     _write_wav(silent, np.zeros(16000, dtype=np.float32))
     without_nagisa = "import sys; sys.modules['nagisa'] = None; from mlx_qwen3asr.cli import main; sys.exit(main())"
     args = ["--model", tiny_checkpoint, "--aligner", tiny_aligner_dir, "--language", "Japanese"]
+    folder = ["-o", tmp_path / "out"] if to_folder else []
     run = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            without_nagisa,
-            *map(str, [clip, silent, *args, "--max-new-tokens", 4, "-o", tmp_path / "out"]),
-        ],
+        [sys.executable, "-c", without_nagisa, *map(str, [clip, silent, *args, "--max-new-tokens", 4, *folder])],
         capture_output=True,
         text=True,
     )
     assert run.returncode == 1, run.stderr
-    assert run.stderr.startswith(f"error: {clip}: Japanese alignment needs the nagisa word segmenter"), run.stderr
-    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    lines = run.stderr.splitlines()
+    assert lines[0].startswith(f"error: {clip}: Japanese alignment needs the nagisa word segmenter"), run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
     assert run.stdout == f"==> {silent} <==\n\n", "the silent file's (empty) transcript is printed"
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["silent.txt"], "and written, the failed file not"
+    if not to_folder:
+        assert len(lines) == 1, run.stderr
+        return
+    assert len(lines) == 2 and "1 done, 0 skipped, 1 failed" in lines[1], run.stderr
+    written = sorted(p.name for p in (tmp_path / "out").rglob("*") if p.is_file())  # mirrored under a common parent
+    assert written == ["failures.jsonl", "silent.txt"], "the silent file written, the failed one recorded"
 
 
 def test_a_quantized_model_whose_packed_weights_were_saved_as_floats_is_one_line_not_a_traceback(
