@@ -2,7 +2,6 @@
 
 import json
 import os
-import pty
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import wave
 import mlx.core as mx
 import numpy as np
 import pytest
+from terminal import stderr_on_a_terminal
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
@@ -117,7 +117,6 @@ def test_several_files_decoded_together_print_each_files_own_transcript(tmp_path
 def test_long_work_shows_a_progress_bar_in_seconds_of_audio_on_a_terminal(tmp_path, tiny_checkpoint):
     path = tmp_path / "long.wav"
     _write_wav(path, np.random.default_rng(2).standard_normal(65 * 16000).astype(np.float32) * 0.1)
-    leader, follower = pty.openpty()
     command = [
         sys.executable,
         "-m",
@@ -128,18 +127,7 @@ def test_long_work_shows_a_progress_bar_in_seconds_of_audio_on_a_terminal(tmp_pa
         "--max-new-tokens",
         "2",
     ]
-    run = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, text=True, timeout=300)
-    os.close(follower)
-    screen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        screen += chunk
-    os.close(leader)
+    run, screen = stderr_on_a_terminal(command)
     assert run.returncode == 0
     assert b"65/65 s of audio" in screen and b"ETA" in screen, screen[-500:]
 

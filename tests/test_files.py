@@ -3,13 +3,13 @@ the one `transcribe` gives the file alone, failures recorded, reruns resumed, Ct
 
 import json
 import os
-import pty
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from terminal import stderr_on_a_terminal
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.plan import InputError, plan_files
@@ -225,19 +225,7 @@ def test_json_outputs_carry_the_aligners_words(tmp_path, archive, tiny_model, ti
 
 def test_a_terminal_shows_a_progress_bar_over_files(tmp_path, archive, tiny_checkpoint):
     folder, _ = archive
-    leader, follower = pty.openpty()
     command = [sys.executable, "-m", "mlx_qwen3asr", folder, "-o", tmp_path, "--model", tiny_checkpoint]
-    run = subprocess.run(list(map(str, [*command, "--max-new-tokens", 2])), stdout=subprocess.PIPE, stderr=follower)
-    os.close(follower)
-    screen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        screen += chunk
-    os.close(leader)
+    run, screen = stderr_on_a_terminal([*command, "--max-new-tokens", 2])
     assert run.returncode == 1, "the corrupt file"
     assert b"6/6 files" in screen and b"5 done, 0 skipped, 1 failed" in screen, screen[-500:]
