@@ -30,3 +30,9 @@ def clicks(seconds: float, at: tuple = (0.5, 1.5, 2.5), click_seconds: float = 0
     for t in at:
         audio[int(t * RATE) : int((t + click_seconds) * RATE)] = 0.8
     return audio
+
+
+def joined(parts: list, seconds: float) -> np.ndarray:
+    """The parts one after another, cut or zero-padded to `seconds` (a long clip made of short ones)."""
+    audio = np.concatenate([np.asarray(p, np.float32) for p in parts])[: int(seconds * RATE)]
+    return np.pad(audio, (0, int(seconds * RATE) - len(audio)))
