@@ -38,7 +38,6 @@ from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
-from mlx_qwen3asr.tokenizer import build_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CONFIG = FIXTURES_DIR / "config.json"
@@ -102,7 +101,7 @@ def clip(seconds: float) -> np.ndarray:
 
 def prompt_embeddings(model, seconds: float) -> mx.array:
     features = encode_audio(model, clip(seconds))
-    prompt = build_prompt(model.tokenizer, features.shape[0])
+    prompt = model.prompt_ids(features.shape[0])
     embeddings = model.embed(mx.array(prompt), features)
     mx.eval(embeddings)
     return embeddings

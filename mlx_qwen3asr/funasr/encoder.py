@@ -140,8 +140,9 @@ class AudioEncoder(nn.Module):
         frames = x.shape[1]
         if frames > self.args.max_frames:
             raise ValueError(
-                f"{frames} LFR frames is more than the encoder takes in one pass ({self.args.max_frames}, "
-                f"~{self.args.max_frames * 0.06:.0f} s): split the audio (transcribe does, at quiet points)"
+                f"{frames} LFR frames (~{frames * 0.06:.0f} s of audio) are more than one encoder pass takes "
+                f"({self.args.max_frames}, ~{self.args.max_frames * 0.06:.0f} s, as the official code): split "
+                "the audio (transcribe does, at quiet points)"
             )
         table = mx.array(positional_table(frames + 1, self.args.input_size)[1:])  # positions count from 1
         x = x * math.sqrt(self.args.hidden_size) + table.astype(x.dtype)

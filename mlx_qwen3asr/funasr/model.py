@@ -25,7 +25,7 @@ from .adaptor import Adaptor
 from .config import FunAsrNanoArgs
 from .encoder import AudioEncoder
 from .frontend import features as lfr_features
-from .prompt import build_prompt, instruction_language
+from .prompt import build_prompt
 
 
 class FunAsrNano(Qwen3ASR):
@@ -65,10 +65,6 @@ class FunAsrNano(Qwen3ASR):
     ) -> list[int]:
         """The official processor's prompt (prompt.py): `context` is its `prompt`, `keywords` its hotwords."""
         return build_prompt(self.tokenizer, n_audio, context, language, keywords)
-
-    def check_language(self, language: Optional[str]) -> None:
-        """Raise (one line) for a language the instruction cannot name (Fun-ASR-Nano: Chinese, English, Japanese)."""
-        instruction_language(language)
 
     def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
         """(language, text): the answer is the bare transcript; the language is the forced one, else unknown.
