@@ -3,9 +3,10 @@
 import mlx.core as mx
 import numpy as np
 import pytest
-from funasr_goldens import clip, load_funasr_golden
+from funasr_goldens import FIXTURES, clip, load_funasr_golden
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr import cli
 from mlx_qwen3asr.funasr import FunAsrNano
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
 
@@ -92,3 +93,16 @@ def test_a_live_session_commits_the_offline_text_of_each_utterance(funasr):
     commits = [e for e in events if e.type == "commit"]
     assert len(commits) == 1 and commits[0].text
     assert commits[0].text == mq.transcribe(commits[0].audio, funasr, language="English").text
+
+
+def test_the_command_line_transcribes_with_a_fun_asr_nano_folder(funasr, funasr_dir, capsys):
+    wav = str(FIXTURES / "audio" / "short.wav")
+    assert cli.main([wav, "--model", str(funasr_dir), "--dtype", "float32", "--max-new-tokens", "12"]) == 0
+    assert capsys.readouterr().out == mq.transcribe(wav, funasr, max_new_tokens=12).text + "\n"
+
+
+def test_the_command_line_refuses_a_language_fun_asr_nano_cannot_be_told_in_one_line(funasr_dir, capsys):
+    wav = str(FIXTURES / "audio" / "short.wav")
+    assert cli.main([wav, "--model", str(funasr_dir), "--language", "German"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Fun-ASR-Nano cannot be told the language 'German'" in err
