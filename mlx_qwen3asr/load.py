@@ -26,6 +26,7 @@ from .allocator import keep_cpu_buffers
 from .funasr.config import MODEL_TYPE as FUNASR_MODEL_TYPE
 from .funasr.config import FunAsrNanoArgs
 from .funasr.model import FunAsrNano
+from .funasr.original import is_original as is_original_funasr
 from .jsonfile import read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .model.config import ModelArgs
@@ -145,6 +146,11 @@ def model_args(config: dict):
 def read_config(folder: Path) -> dict:
     """config.json of `folder`, checked: a missing key or a wrong type is named with its file."""
     config_file = folder / "config.json"
+    if is_original_funasr(folder):
+        raise FileNotFoundError(
+            f"{folder} is the original FunASR release (model.pt): convert it once with scripts/convert.sh --model "
+            f"{folder} -o FOLDER (needs torch), or use the transformers release FunAudioLLM/Fun-ASR-Nano-2512-hf"
+        )
     if not config_file.exists():
         raise FileNotFoundError(f"No config.json in {folder}: not a model folder (Qwen3-ASR or Fun-ASR-Nano)")
     config = read_json(config_file)
