@@ -38,6 +38,7 @@ from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_CONFIG = FIXTURES_DIR / "config.json"
@@ -90,6 +91,15 @@ def ensure_checkpoint(cache_dir: Path, quick: bool) -> Path:
         config = tiny_config() if quick else json.loads(REAL_CONFIG.read_text())
         console.print(f"writing random checkpoint {folder}")
         write_random_checkpoint(folder, config, seed=0)
+    return folder
+
+
+def ensure_funasr_checkpoint(cache_dir: Path, quick: bool) -> Path:
+    """A random-weight Fun-ASR-Nano "-hf" checkpoint (its real config, or the tiny test config with --quick)."""
+    folder = cache_dir / ("fun-asr-nano-tiny-random" if quick else "fun-asr-nano-2512-random")
+    if not (folder / "config.json").exists():
+        console.print(f"writing random checkpoint {folder}")
+        write_random_funasr(folder, tiny_funasr_config() if quick else real_funasr_config(), seed=0)
     return folder
 
 

@@ -18,6 +18,9 @@ the same work on every side, the sides alternated run by run, the machine's load
     .venv/bin/python scripts/bench_vs_official.py --official-python /tmp/refenv/bin/python
     .venv/bin/python scripts/bench_vs_official.py --sides ours:openblas,ours:mkl,ours:blis --busy
     .venv/bin/python scripts/bench_vs_official.py --sides ours@main,ours   # before / after a change
+    .venv/bin/python scripts/bench_vs_official.py --family fun-asr-nano --official-python .venv-funasr-ref/bin/python
+      (Fun-ASR-Nano: its real "-hf" config, random weights; the official side is transformers'
+       FunAsrNano in bench_official_funasr.py; "log-mel" reads "fbank + LFR" there)
 """
 
 import argparse
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from bench import ensure_checkpoint
+from bench import ensure_checkpoint, ensure_funasr_checkpoint
 from bench_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
 from bench_protocol import Worker
 from bench_sources import ours_environment, source_tree
@@ -92,9 +95,10 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
+        script = "bench_official_funasr.py" if args.family == "fun-asr-nano" else "bench_official.py"
         command = [
             args.official_python,
-            str(SCRIPTS / "bench_official.py"),
+            str(SCRIPTS / script),
             str(checkpoint),
             "--threads",
             str(args.threads),
@@ -211,6 +215,7 @@ def print_table(results: dict, labels: list[str]) -> None:
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sides", default="ours,official", help="comma list, the first is the reference")
+    parser.add_argument("--family", choices=("qwen3-asr", "fun-asr-nano"), default="qwen3-asr")
     parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
     parser.add_argument("--quick", action="store_true", help="the tiny test config, few tokens: seconds, for CI")
     parser.add_argument("--busy", action="store_true", help="measure under a fixed background load")
@@ -244,7 +249,9 @@ def unique_labels(sides: list[Side]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    checkpoint = ensure_checkpoint(args.cache_dir, args.quick)
+    checkpoint = (ensure_funasr_checkpoint if args.family == "fun-asr-nano" else ensure_checkpoint)(
+        args.cache_dir, args.quick
+    )
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
     plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
@@ -265,7 +272,8 @@ def run(args: argparse.Namespace) -> dict:
             worker.close()
     summary = {stage.name: summarize(stage, sides) for stage in plan}
     return {
-        "title": f"{'tiny' if args.quick else '0.6B'} config, random weights, float32, {args.threads} threads, "
+        "title": f"{args.family} {'tiny' if args.quick else 'real'} config, random weights, float32, "
+        f"{args.threads} threads, "
         f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
         "case": case_of(summary, busy),
         "command": " ".join(sys.argv),

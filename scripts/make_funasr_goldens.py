@@ -108,7 +108,7 @@ def main() -> None:
             processor, model = load_reference(folder)
             for name in names:
                 print(f"{label} {name}")
-                variants = list(VARIANTS) if name == "short" else SHORT_VARIANTS
+                variants = list(VARIANTS) if (label, name) == ("tiny", "short") else SHORT_VARIANTS
                 np.savez_compressed(
                     OUT_DIR / f"{label}_{name}.npz", **golden(processor, model, audio[name], variants, name == "short")
                 )
