@@ -2,7 +2,8 @@
 config.yaml, no config.json) -> the transformers "-hf" layout that `load` and the converter take.
 
     model.pt (torch pickle; needs torch) -> state dict -> hf_names -> "-hf" folder: model.safetensors
-    + the "-hf" config.json and processor/tokenizer files (mlx_qwen3asr/testing/fun-asr-nano-2512)
+    + the "-hf" config.json and processor files (release.py) + tokenizer.json from the release's own
+    Qwen3 vocab.json / merges.txt
 
 Name mapping (the transformers conversion script's, as its history and sglang-omni's layout show it):
     audio_encoder.encoders0.0 -> layers.0; encoders.i -> layers.{i+1}; tp_encoders.i -> layers.{50+i}
@@ -23,6 +24,9 @@ from typing import Optional
 
 import mlx.core as mx
 import numpy as np
+
+from ..jsonfile import REDOWNLOAD
+from .release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
 
 ORIGINAL_WEIGHTS = "model.pt"
 DROPPED = ("ctc.", "ctc_decoder.", "llm.lm_head.")  # the CTC branch; the tied head (a copy of embed_tokens)
@@ -112,20 +116,29 @@ def read_original(folder: Path) -> dict[str, np.ndarray]:
     return {name: value.float().numpy() for name, value in state.items() if hasattr(value, "float")}
 
 
+def bpe_files(folder: Path) -> Path:
+    """The folder inside the release holding its Qwen3 tokenizer's vocab.json and merges.txt."""
+    for vocab in sorted(folder.rglob("vocab.json")):
+        if (vocab.parent / "merges.txt").is_file():
+            return vocab.parent
+    raise FileNotFoundError(
+        f"{folder} has no vocab.json with a merges.txt beside it (the Qwen3 tokenizer): {REDOWNLOAD}"
+    )
+
+
 def write_hf_folder(folder: Path, out: Path, config: Optional[dict] = None) -> Path:
     """The original release at `folder` rewritten as an "-hf" folder at `out` (float32 safetensors).
     `config`: its "-hf" config.json (default: Fun-ASR-Nano-2512's; the loader checks every size)."""
-    from ..testing.random_funasr import COPIED_FILES, FUNASR_FILES_DIR, real_funasr_config, write_tokenizer_json
-
-    config = config or real_funasr_config()
+    config = config or release_config()
     audio = config["audio_config"]
     weights = hf_names(read_original(folder), audio["num_hidden_layers"] - audio["num_timestamp_prediction_layers"])
+    bpe = bpe_files(folder)
     out.mkdir(parents=True, exist_ok=True)
     mx.save_safetensors(str(out / "model.safetensors"), {k: mx.array(v) for k, v in weights.items()}, {"format": "pt"})
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     for name in COPIED_FILES:
-        shutil.copyfile(FUNASR_FILES_DIR / name, out / name)
-    write_tokenizer_json(out)
+        shutil.copyfile(RELEASE_DIR / name, out / name)
+    write_tokenizer_json(out, bpe)
     return out
 
 

@@ -5,7 +5,8 @@ random_checkpoint.py: the dev-only golden script runs it in the torch environmen
       -> funasr_specs(config): the tensors of FunAsrNanoForConditionalGeneration, in module order
          (encoder, decoder, adaptor; no tied lm_head: save_pretrained drops it)
       -> model.safetensors (bf16, {"format": "pt"}) + config.json + the processor/tokenizer files
-         (tokenizer.json built from tokenizer.template.json + Qwen3's vocab.json / merges.txt)
+         (funasr/hf/; tokenizer.json rebuilt from its template + Qwen3's vocab.json / merges.txt, the
+         same bytes as ../qwen3-asr-0.6b's)
 
 Scales keep activations O(1) so that greedy decoding varies with the audio and the prompt: He-like
 std before each ReLU, small residual-branch outputs (o_proj, fc2: 0.5 / sqrt(fan_in); the adaptor's
@@ -23,12 +24,11 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ..funasr.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
 from .random_checkpoint import FIXTURES_DIR as QWEN3_FILES_DIR
 from .random_checkpoint import _linear, _norm, _text_specs
 from .tensors import TensorSpec, write_safetensors
 
-FUNASR_FILES_DIR = Path(__file__).resolve().parent / "fun-asr-nano-2512"
-COPIED_FILES = ("generation_config.json", "processor_config.json", "chat_template.jinja", "tokenizer_config.json")
 TINY_ENCODER = {
     "hidden_size": 64,
     "num_hidden_layers": 4,
@@ -49,8 +49,8 @@ PathLike = Union[str, Path]
 
 
 def real_funasr_config() -> dict:
-    """The Fun-ASR-Nano-2512 "-hf" config.json (fun-asr-nano-2512/config.json)."""
-    return json.loads((FUNASR_FILES_DIR / "config.json").read_text())
+    """The Fun-ASR-Nano-2512 "-hf" config.json (mlx_qwen3asr/funasr/hf/config.json)."""
+    return release_config()
 
 
 def tiny_funasr_config() -> dict:
@@ -104,17 +104,6 @@ def funasr_specs(config: dict) -> list[TensorSpec]:
     return specs
 
 
-def write_tokenizer_json(out: Path) -> None:
-    """tokenizer.json as transformers 5.24 writes it for Qwen3-0.6B: the template's BPE filled with
-    vocab.json (in id order) and merges.txt (each line split at its space)."""
-    tokenizer = json.loads((FUNASR_FILES_DIR / "tokenizer.template.json").read_text(encoding="utf-8"))
-    vocab = json.loads((QWEN3_FILES_DIR / "vocab.json").read_text(encoding="utf-8"))
-    lines = (QWEN3_FILES_DIR / "merges.txt").read_text(encoding="utf-8").splitlines()
-    tokenizer["model"]["vocab"] = dict(sorted(vocab.items(), key=lambda item: item[1]))
-    tokenizer["model"]["merges"] = [line.split(" ") for line in lines if line and not line.startswith("#version")]
-    (out / "tokenizer.json").write_text(json.dumps(tokenizer, indent=2, ensure_ascii=False), encoding="utf-8")
-
-
 def write_random_funasr(out_dir: PathLike, config: Optional[dict] = None, *, seed: int = 0) -> Path:
     """Write a bf16 random Fun-ASR-Nano folder that transformers' `from_pretrained` and `AutoProcessor`
     load (default: tiny_funasr_config()); returns the folder."""
@@ -122,8 +111,8 @@ def write_random_funasr(out_dir: PathLike, config: Optional[dict] = None, *, see
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name in COPIED_FILES:
-        shutil.copyfile(FUNASR_FILES_DIR / name, out / name)
-    write_tokenizer_json(out)
+        shutil.copyfile(RELEASE_DIR / name, out / name)
+    write_tokenizer_json(out, QWEN3_FILES_DIR)
     (out / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
     write_safetensors(out / "model.safetensors", funasr_specs(config), seed)
     return out
