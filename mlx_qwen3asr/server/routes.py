@@ -43,6 +43,10 @@ async def transcriptions(request: Request) -> Response:
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
     duration = len(wave) / mq.SAMPLE_RATE
     options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens)
+    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja); host-side only
+        state.worker.models.asr.prompt_ids(0, options.context, options.language)
+    except ValueError as e:
+        raise APIError(400, str(e), param="language" if options.language else "prompt") from e
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
         job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
