@@ -10,6 +10,7 @@ words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(te
 from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
+from .funasr import FunAsrNano
 from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
@@ -25,6 +26,7 @@ __all__ = [
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
     "ForcedAligner",
+    "FunAsrNano",
     "LiveSession",
     "ModelArgs",
     "Qwen3ASR",

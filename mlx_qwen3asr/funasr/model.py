@@ -29,7 +29,6 @@ from .prompt import build_prompt
 
 
 class FunAsrNano(Qwen3ASR):
-    keep_float: tuple[str, ...] = ()
     windowed_encoder = False  # attention spans the whole clip: no per-window encoder cache when streaming
 
     def __init__(self, args: FunAsrNanoArgs):

@@ -1,5 +1,7 @@
 """Fun-ASR-Nano through the unchanged engine: transcribe, transcribe_batch, streaming, the live session."""
 
+import shutil
+
 import mlx.core as mx
 import numpy as np
 import pytest
@@ -106,3 +108,14 @@ def test_the_command_line_refuses_a_language_fun_asr_nano_cannot_be_told_in_one_
     assert cli.main([wav, "--model", str(funasr_dir), "--language", "German"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Fun-ASR-Nano cannot be told the language 'German'" in err
+
+
+def test_a_checkpoint_that_stores_the_tied_head_loads_to_the_same_model(funasr, funasr_dir, tmp_path):
+    folder = tmp_path / "with-head"
+    shutil.copytree(funasr_dir, folder)
+    weights = mx.load(str(folder / "model.safetensors"))
+    weights["lm_head.weight"] = weights["model.language_model.embed_tokens.weight"]
+    mx.save_safetensors(str(folder / "model.safetensors"), weights, {"format": "pt"})
+    with_head = mq.load(folder, dtype="float32")
+    wave = clip("short")
+    assert mq.transcribe(wave, with_head, max_new_tokens=8).text == mq.transcribe(wave, funasr, max_new_tokens=8).text
