@@ -39,16 +39,13 @@ class LiveOptions:
     encoding: str
 
 
-def live_options(query, model) -> LiveOptions:
-    """The session's options from the query, checked against what `model`'s prompt can take."""
+def live_options(query, state) -> LiveOptions:
+    """The session's options from the query, checked against what the served model's prompt can take."""
     encoding = query.get("encoding", "pcm16")
     if encoding not in ENCODINGS:
         raise APIError(400, f"Unsupported encoding {encoding!r}: use pcm16 or float32", param="encoding")
     options = LiveOptions(resolve_language(query.get("language")), query.get("prompt", ""), encoding)
-    try:  # Fun-ASR-Nano: languages other than zh/en/ja; host-side only
-        model.prompt_ids(0, options.prompt, options.language)
-    except ValueError as e:
-        raise APIError(400, str(e), param="language" if options.language else "prompt") from e
+    state.checked(options.prompt, options.language)
     return options
 
 
@@ -210,7 +207,7 @@ async def live_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state.server
     await websocket.accept()
     try:
-        options = live_options(websocket.query_params, state.worker.models.asr)
+        options = live_options(websocket.query_params, state)
     except APIError as e:
         await websocket.send_json(error_event(e))
         await websocket.close(POLICY)
