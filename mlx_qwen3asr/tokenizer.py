@@ -180,6 +180,12 @@ class Tokenizer:
         return token_id
 
     @property
+    def has_language_header(self) -> bool:
+        """Whether answers can open with "language X<asr_text>" (Qwen3-ASR's vocabulary has the tag;
+        Fun-ASR-Nano's, Qwen3-0.6B's, does not: its answer is the bare text)."""
+        return self._backend.token_to_id(ASR_TEXT_TAG) is not None
+
+    @property
     def audio_pad_id(self) -> int:
         return self.token_to_id(self.audio_token)
 

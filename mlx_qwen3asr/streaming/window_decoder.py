@@ -43,8 +43,8 @@ def window_text(tokenizer, ids: Sequence[int], forced_language: Optional[str] = 
     written gives "", and output without a header is all text.
     """
     decoded = tokenizer.decode(list(ids)).lstrip()
-    if forced_language:
-        return forced_language, decoded.rstrip()
+    if forced_language or not tokenizer.has_language_header:  # no header to wait for
+        return forced_language or "", decoded.rstrip()
     tag = decoded.find(ASR_TEXT_TAG)
     if "language".startswith(decoded[:8]):
         if 0 <= tag <= MAX_HEADER_CHARS:

@@ -11,6 +11,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr import cli
 from mlx_qwen3asr.funasr import FunAsrNano
 from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming.window_decoder import window_text
 
 SR = mq.SAMPLE_RATE
 
@@ -119,3 +120,9 @@ def test_a_checkpoint_that_stores_the_tied_head_loads_to_the_same_model(funasr, 
     with_head = mq.load(folder, dtype="float32")
     wave = clip("short")
     assert mq.transcribe(wave, with_head, max_new_tokens=8).text == mq.transcribe(wave, funasr, max_new_tokens=8).text
+
+
+def test_streaming_text_is_shown_at_once_since_fun_asr_nano_answers_have_no_language_header(funasr):
+    ids = funasr.tokenizer.encode("lang")  # a Qwen3-ASR answer starting so would be its header being written
+    assert not funasr.tokenizer.has_language_header
+    assert window_text(funasr.tokenizer, ids) == ("", "lang")
