@@ -128,6 +128,10 @@ def _load(
     finally:
         if bars is not None:
             bars.close()
+    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja)
+        model.prompt_ids(0, args.decode_options.context, args.decode_options.language)
+    except ValueError as e:
+        raise AppError(str(e)) from e
     aligner = None
     if args.aligner:
         say(f"[2/3] loading aligner {args.aligner}")

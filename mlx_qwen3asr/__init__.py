@@ -13,6 +13,7 @@ from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .cluster import RayOptions
 from .files import transcribe_files
+from .funasr import FunAsrNano
 from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
@@ -29,6 +30,7 @@ __all__ = [
     "DecodeOptions",
     "RayOptions",
     "ForcedAligner",
+    "FunAsrNano",
     "LiveSession",
     "ModelArgs",
     "Qwen3ASR",

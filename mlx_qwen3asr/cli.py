@@ -139,6 +139,11 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
+    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja)
+        model.prompt_ids(0, options.context, options.language)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     note = slow_quantized_note(bool(model.args.quantization))
     if note:
         print(note, file=sys.stderr)

@@ -12,6 +12,7 @@ SIDE_FILES = (
     "chat_template.json",
     "generation_config.json",
     "preprocessor_config.json",
+    "processor_config.json",  # transformers 5 "-hf" folders (Fun-ASR-Nano): the audio token, the front end
 )
 # What a hub download fetches: config, weights (single or sharded with their index) and side files.
 DOWNLOAD_PATTERNS = ("config.json", "model.safetensors.index.json", "*.safetensors", *SIDE_FILES)

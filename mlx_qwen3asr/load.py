@@ -1,8 +1,9 @@
-"""Loading: a local folder or a Hugging Face hub id -> a ready `Qwen3ASR` with its tokenizer.
+"""Loading: a local folder or a Hugging Face hub id -> a ready model with its tokenizer.
 
-    path or repo id -> folder (hub download if needed) -> config.json -> ModelArgs
-       (model_type qwen3_forced_aligner -> AlignerArgs and a ForcedAligner, everything else the same)
-    -> *.safetensors (single file or sharded) -> official names -> sanitize -> checked -> model
+    path or repo id -> folder (hub download if needed) -> config.json -> its family (FAMILIES, by
+       model_type: qwen3_asr -> ModelArgs and a Qwen3ASR, qwen3_forced_aligner -> a ForcedAligner,
+       fun_asr_nano -> FunAsrNanoArgs and a FunAsrNano)
+    -> *.safetensors (single file or sharded) -> the family's names -> sanitize -> checked -> model
 
 The same functions serve `load`, the converter and the tests: one name mapping, one config reader.
 """
@@ -11,8 +12,10 @@ import json
 import math
 import os
 import struct
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 import mlx.core as mx
 import mlx.nn as nn
@@ -20,6 +23,10 @@ from mlx.utils import tree_flatten
 
 from .align.model import AlignerArgs, ForcedAligner, is_aligner_config
 from .allocator import keep_cpu_buffers
+from .funasr.config import MODEL_TYPE as FUNASR_MODEL_TYPE
+from .funasr.config import FunAsrNanoArgs
+from .funasr.model import FunAsrNano
+from .funasr.original import is_original as is_original_funasr
 from .jsonfile import corrupt, read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .memory import ensure_memory
@@ -104,14 +111,52 @@ def _download(repo_id: str) -> Path:
         ) from e
 
 
+@dataclass(frozen=True)
+class Family:
+    """A model family: how its config.json is read, its model class, its tensor names as sanitize takes them."""
+
+    args: Callable[[dict], Any]
+    model: Callable[[Any], nn.Module]
+    names: Callable[[dict[str, mx.array]], dict[str, mx.array]]
+
+
+def to_official_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
+    """Rename "-hf" layout tensors to the official Qwen3-ASR ones; official names pass through."""
+    return {official_name(name): value for name, value in weights.items()}
+
+
+QWEN3_ASR = Family(ModelArgs.from_dict, Qwen3ASR, to_official_names)
+ALIGNER = Family(AlignerArgs.from_dict, ForcedAligner, to_official_names)
+FUN_ASR_NANO = Family(FunAsrNanoArgs.from_dict, FunAsrNano, dict)  # "-hf" names are its module names
+# config.json's model_type -> family (Qwen3-ASR also when absent; the aligner's sits in thinker_config).
+FAMILIES = {"qwen3_asr": QWEN3_ASR, FUNASR_MODEL_TYPE: FUN_ASR_NANO}
+
+
+def family(config: dict) -> Family:
+    """The family config.json names: by model_type, never by guessing from sizes or tensor names."""
+    if is_aligner_config(config):
+        return ALIGNER
+    return FAMILIES.get(config.get("model_type"), QWEN3_ASR)
+
+
+def model_args(config: dict):
+    """config.json -> the family's args (ModelArgs, AlignerArgs or FunAsrNanoArgs), checked."""
+    return family(config).args(config)
+
+
 def read_config(folder: Path) -> dict:
     """config.json of `folder`, checked: a missing key or a wrong type is named with its file."""
     config_file = folder / "config.json"
+    if is_original_funasr(folder):
+        raise FileNotFoundError(
+            f"{folder} is the original FunASR release (model.pt): convert it once with scripts/convert.sh --model "
+            f"{folder} -o FOLDER (needs torch), or use the transformers release FunAudioLLM/Fun-ASR-Nano-2512-hf"
+        )
     if not config_file.exists():
-        raise FileNotFoundError(f"No config.json in {folder}: not a Qwen3-ASR model folder")
+        raise FileNotFoundError(f"No config.json in {folder}: not a model folder (Qwen3-ASR or Fun-ASR-Nano)")
     config = read_json(config_file)
     try:
-        ModelArgs.from_dict(config)
+        model_args(config)
     except ValueError as e:
         raise ValueError(f"{config_file}: {e}") from e
     return config
@@ -172,8 +217,8 @@ def tensor_bytes(folder: Path, dtype: mx.Dtype, tied_head: bool = False) -> int:
     return total
 
 
-def load_weights(folder: Path) -> dict[str, mx.array]:
-    """All tensors of a folder under their official (`thinker.*`) names, as stored (no casting)."""
+def read_weights(folder: Path) -> dict[str, mx.array]:
+    """All tensors of a folder under their stored names, as stored (no casting)."""
     weights = {}
     for file in weight_files(folder):
         safetensors_header(file)  # a cut-off file is named before MLX reads it
@@ -181,12 +226,13 @@ def load_weights(folder: Path) -> dict[str, mx.array]:
             weights.update(mx.load(str(file)))
         except (RuntimeError, ValueError) as e:
             raise corrupt(file, e) from e
-    return to_official_names(weights)
+    return weights
 
 
-def to_official_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
-    """Rename "-hf" layout tensors to the official ones; official names pass through."""
-    return {official_name(name): value for name, value in weights.items()}
+def load_weights(folder: Path, config: Optional[dict] = None) -> dict[str, mx.array]:
+    """All tensors of a folder under the names its family's sanitize takes (Qwen3-ASR: the official
+    `thinker.*` ones), as stored (no casting). `config`: the folder's config.json (read when not given)."""
+    return family(config if config is not None else read_config(folder)).names(read_weights(folder))
 
 
 def quantize_like_config(model: nn.Module, quantization: dict, weights: dict[str, mx.array]) -> None:
@@ -244,10 +290,9 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
 
 
 def skeleton(config: dict) -> Qwen3ASR:
-    """The model class config.json names, with its sizes: a Qwen3ASR or a ForcedAligner."""
-    if is_aligner_config(config):
-        return ForcedAligner(AlignerArgs.from_dict(config))
-    return Qwen3ASR(ModelArgs.from_dict(config))
+    """The model class config.json names, with its sizes: a Qwen3ASR, a ForcedAligner or a FunAsrNano."""
+    chosen = family(config)
+    return chosen.model(chosen.args(config))
 
 
 def checked_skeleton(config: dict, weights: dict[str, mx.array]) -> tuple[Qwen3ASR, dict[str, mx.array]]:
@@ -272,7 +317,8 @@ def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> 
 
 def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None) -> Qwen3ASR:
     """Load a Qwen3-ASR model: official or "-hf" checkpoint, converted MLX folder, or hub repo id.
-    A Qwen3-ForcedAligner checkpoint (Qwen/Qwen3-ForcedAligner-0.6B) gives a `ForcedAligner` for `align`.
+    A Qwen3-ForcedAligner checkpoint (Qwen/Qwen3-ForcedAligner-0.6B) gives a `ForcedAligner` for `align`;
+    a Fun-ASR-Nano "-hf" checkpoint (FunAudioLLM/Fun-ASR-Nano-2512-hf) a `FunAsrNano`, used the same way.
 
     `dtype`: "float16", "bfloat16" or "float32" (default: float16 on a GPU, float32 on the CPU).
     The returned model carries its `tokenizer` and the `path` it was loaded from.
@@ -284,10 +330,12 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     folder = resolve_model_path(path_or_repo)
     keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
-    tied = ModelArgs.from_dict(config).text.tie_word_embeddings
+    tied = model_args(config).text.tie_word_embeddings
     scale, extra = LOAD_OVERHEAD
     ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
-    model = two_streams.install(build_model(config, load_weights(folder), dtype))  # a CPU tactic (no-op elsewhere)
+    model = two_streams.install(
+        build_model(config, load_weights(folder, config), dtype)
+    )  # a CPU tactic (no-op elsewhere)
     model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

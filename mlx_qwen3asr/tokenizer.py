@@ -135,9 +135,11 @@ def _read_bpe(folder: Path) -> models.BPE:
 class Tokenizer:
     """Encode/decode text with the checkpoint's tokenizer; knows the audio and end-of-text ids."""
 
-    def __init__(self, backend: _BackendTokenizer, config: dict):
+    def __init__(self, backend: _BackendTokenizer, config: dict, eos_token_ids: Optional[tuple[int, ...]] = None):
         self._backend = backend
+        self._eos_token_ids = eos_token_ids  # generation_config.json's, when the folder has one
         extra = config.get("extra_special_tokens", {})
+        extra = extra if isinstance(extra, dict) else {}  # transformers 5 may write a plain list of tokens
         self.audio_token = config.get("audio_token", extra.get("audio_token", "<|audio_pad|>"))
         self.audio_bos_token = config.get("audio_bos_token", extra.get("audio_bos_token", "<|audio_start|>"))
         self.audio_eos_token = config.get("audio_eos_token", extra.get("audio_eos_token", "<|audio_end|>"))
@@ -157,7 +159,11 @@ class Tokenizer:
                 f"(it holds {', '.join(TOKENIZER_FILES)} next to the weights)."
             )
         config = read_json(folder / "tokenizer_config.json")
-        return cls(_build_backend(folder, config, split_pattern), config)
+        processor = folder / "processor_config.json"  # transformers 5 keeps the audio placeholder there
+        if "audio_token" not in config and processor.is_file():
+            audio_token = read_json(processor).get("audio_token")
+            config = {**config, "audio_token": audio_token} if isinstance(audio_token, str) else config
+        return cls(_build_backend(folder, config, split_pattern), config, _generation_eos(folder))
 
     def encode(self, text: str) -> list[int]:
         """Token ids of `text`; special-token strings in it ("<|im_end|>") become their ids."""
@@ -174,6 +180,12 @@ class Tokenizer:
         return token_id
 
     @property
+    def has_language_header(self) -> bool:
+        """Whether answers can open with "language X<asr_text>" (Qwen3-ASR's vocabulary has the tag;
+        Fun-ASR-Nano's, Qwen3-0.6B's, does not: its answer is the bare text)."""
+        return self._backend.token_to_id(ASR_TEXT_TAG) is not None
+
+    @property
     def audio_pad_id(self) -> int:
         return self.token_to_id(self.audio_token)
 
@@ -187,7 +199,21 @@ class Tokenizer:
 
     @property
     def eos_token_ids(self) -> tuple[int, ...]:
-        return tuple(self.token_to_id(token) for token in _EOS_TOKENS)
+        """Ids that end decoding: generation_config.json's eos_token_id (Fun-ASR-Nano: <|im_end|> alone),
+        else <|endoftext|> and <|im_end|>."""
+        return self._eos_token_ids or tuple(self.token_to_id(token) for token in _EOS_TOKENS)
+
+
+def _generation_eos(folder: Path) -> Optional[tuple[int, ...]]:
+    """eos_token_id of the folder's generation_config.json (an id or a list of ids); None without one."""
+    path = folder / "generation_config.json"
+    if not path.is_file():
+        return None
+    eos = read_json(path).get("eos_token_id")
+    ids = [eos] if isinstance(eos, int) else eos
+    if not isinstance(ids, list) or not ids or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return None
+    return tuple(ids)
 
 
 def build_prompt(

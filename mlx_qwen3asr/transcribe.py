@@ -4,9 +4,10 @@ in batches.
     audios (path | array | (array, rate), one or many) -> 16 kHz mono float32 each
     -> chunks of at most 30 s, each cut at the quietest 100 ms within the last 5 s before the limit
     -> the chunks of all inputs in order, `batch_size` at a time (a wave):
-       log-mel per chunk -> one encoder pass for the wave -> a prompt per chunk (its input's context
-       and forced language) -> greedy decode, the wave's rows together (generate.decode_batch)
-       -> "language X<asr_text>text" parsed into (language, text)
+       features per chunk (model.features: Qwen3-ASR's log-mel, Fun-ASR-Nano's LFR fbank) -> one encoder
+       pass for the wave -> a prompt per chunk (model.prompt_ids: its input's context and forced language)
+       -> greedy decode, the wave's rows together (generate.decode_batch)
+       -> the answer parsed into (language, text) by the model (Qwen3-ASR: "language X<asr_text>text")
     -> per input: texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
     -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
@@ -32,7 +33,7 @@ from .memory import memory_size
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .result import Segment, Transcription
-from .tokenizer import build_prompt, is_space_delimited, parse_output
+from .tokenizer import is_space_delimited
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
@@ -52,7 +53,7 @@ def transcribe_chunks(model: Qwen3ASR, waves: Sequence[np.ndarray], options: Seq
         return segments
     features = encode_audios(model, [waves[i] for i in rows])
     embeddings = [
-        model.embed(mx.array(build_prompt(model.tokenizer, f.shape[0], options[i].context, options[i].language)), f)
+        model.embed(mx.array(model.prompt_ids(f.shape[0], options[i].context, options[i].language)), f)
         for i, f in zip(rows, features)
     ]
     eos = model.tokenizer.eos_token_ids
@@ -61,7 +62,7 @@ def transcribe_chunks(model: Qwen3ASR, waves: Sequence[np.ndarray], options: Seq
     for i, result in zip(rows, results):
         segment = segments[i]
         raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
-        segment.language, segment.text = parse_output(raw, forced_language=options[i].language)
+        segment.language, segment.text = model.parse_output(raw, forced_language=options[i].language)
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
     return segments
 
@@ -174,6 +175,8 @@ def transcribe_batch(
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
+    for each in set(per_input):  # a language or context this model's prompt cannot take: refused before any work
+        model.prompt_ids(0, each.context, each.language)
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
     if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:

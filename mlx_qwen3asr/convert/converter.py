@@ -21,6 +21,9 @@ config.json records the top-level `group_size`/`bits`/`mode` (mlx-lm style) plus
 a dict for modules quantized differently and `false` for quantizable modules kept float, so
 `load` rebuilds exactly these modules without looking at tensor shapes.
 
+A Fun-ASR-Nano "-hf" checkpoint converts the same way: its SAN-M encoder layers and its adaptor
+(`multi_modal_projector`) are the audio side at `encoder_bits` (encoder layer 0, 560 inputs, fits no
+group size and stays float), its decoder and tied embedding at `bits`; the FSMN convolutions stay float.
 A Qwen3-ForcedAligner converts the same way (its model class comes from config.json); its classifier
 head stays float (ForcedAligner.keep_float), and the fidelity check compares timestamps instead of tokens.
 """
@@ -37,9 +40,11 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
+from ..funasr.original import hf_from_original, is_original
 from ..layout import SIDE_FILES
 from ..load import (
     DTYPES,
+    FAMILIES,
     LOAD_OVERHEAD,
     checked_skeleton,
     load_weights,
@@ -56,6 +61,7 @@ BITS = (4, 8, FLOAT)
 GROUP_SIZES = (32, 64, 128)
 MAX_SHARD_BYTES = 2_000_000_000
 STEM_PREFIX = "audio_tower.conv"  # conv2d1, conv2d2, conv2d3 and conv_out stay float
+AUDIO_PREFIXES = ("audio_tower.", "multi_modal_projector.")  # at encoder_bits (Fun-ASR-Nano's adaptor too)
 MODEL_TYPE = "qwen3_asr"
 # progress(stage, bytes_done_now, stage_total_bytes): stage is "read", "quantize" or "write".
 Progress = Callable[[str, int, int], None]
@@ -94,7 +100,7 @@ class Recipe:
         """to_quantized() parameters for one module, or None to keep it float."""
         if not hasattr(module, "to_quantized") or path.startswith(STEM_PREFIX):
             return None
-        bits = self.encoder_bits if path.startswith("audio_tower.") else self.bits
+        bits = self.encoder_bits if path.startswith(AUDIO_PREFIXES) else self.bits
         if bits == FLOAT or module.weight.shape[-1] % self.group_size:
             return None  # (tiny test models have rows shorter than a group of 128)
         return {"group_size": self.group_size, "bits": bits, "mode": "affine"}
@@ -134,13 +140,14 @@ def quantization_entry(plan: dict[str, Optional[dict]]) -> Optional[dict]:
 
 
 def source_config(folder: Path) -> dict:
-    """config.json of a float Qwen3-ASR checkpoint, or an error saying what is wrong with it."""
+    """config.json of a float Qwen3-ASR or Fun-ASR-Nano checkpoint, or an error saying what is wrong with it."""
     config = read_config(folder)  # checked: audio_config / text_config and their keys
     model_type = config.get("model_type", MODEL_TYPE)
-    if model_type != MODEL_TYPE:
+    if model_type not in FAMILIES:
         raise ValueError(
-            f"{folder / 'config.json'} has model_type '{model_type}': this converter takes Qwen3-ASR "
-            f"checkpoints (model_type '{MODEL_TYPE}'), such as Qwen/Qwen3-ASR-0.6B"
+            f"{folder / 'config.json'} has model_type '{model_type}': this converter takes Qwen3-ASR and "
+            f"Fun-ASR-Nano checkpoints (model_type {' or '.join(repr(t) for t in FAMILIES)}), such as "
+            "Qwen/Qwen3-ASR-0.6B or FunAudioLLM/Fun-ASR-Nano-2512-hf"
         )
     if config.get("quantization"):
         raise ValueError(f"{folder} is already quantized: convert from the original float checkpoint instead")
@@ -168,9 +175,14 @@ def convert(
     folder = resolve_model_path(source)
     out_dir = Path(out_dir).expanduser()
     _check_target(folder, out_dir, force)
+    if is_original(folder):  # FunASR's model.pt release: through a temporary "-hf" copy (needs torch)
+        hf_folder, scratch = hf_from_original(folder)
+        with scratch:
+            return convert(hf_folder, out_dir, recipe, force=force, allow_4bit_encoder=allow_4bit_encoder,
+                           max_shard_bytes=max_shard_bytes, progress=progress)  # fmt: skip
     config = source_config(folder)
     # A lazy skeleton whose parameters are never evaluated; each weight is read when evaluated.
-    model, weights = checked_skeleton(config, load_weights(folder))
+    model, weights = checked_skeleton(config, load_weights(folder, config))
     plan = quantization_plan(model, recipe)
     planned = _planned_bytes(weights, plan, recipe.dtype)
     largest = max(v.nbytes for v in weights.values()) * 3  # a source tensor, its cast and its quantized form

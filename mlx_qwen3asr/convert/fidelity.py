@@ -24,7 +24,6 @@ from ..audio.io import SAMPLE_RATE
 from ..generate import generate_steps
 from ..load import load
 from ..model.model import Qwen3ASR, encode_audio
-from ..tokenizer import build_prompt
 
 # progress(model, tokens done, tokens in all): "source" as its greedy tokens come, "converted" once
 # its single pass over them is done. The source's greedy decode takes most of the check's time.
@@ -80,7 +79,7 @@ def trace(
     `on_token(n)` is called as each greedy token is made.
     """
     features = encode_audio(model, wave)
-    prompt = build_prompt(model.tokenizer, features.shape[0])
+    prompt = model.prompt_ids(features.shape[0])
     if teacher is None:
         embeddings = model.embed(mx.array(prompt), features)
         greedy = []

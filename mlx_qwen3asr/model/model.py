@@ -15,6 +15,7 @@ import mlx.nn as nn
 import numpy as np
 
 from ..audio.features import log_mel_spectrogram
+from ..tokenizer import build_prompt, parse_output
 from .cache import KVCache
 from .config import ModelArgs
 from .decoder import TextModel
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 class Qwen3ASR(nn.Module):
     tokenizer_split_pattern: Optional[str] = None  # the tokenizer's own (Qwen2) split regex
     keep_float: tuple[str, ...] = ()  # module paths the converter never quantizes
+    windowed_encoder = True  # attention in fixed windows: streaming re-encodes only changed ones (EncoderCache)
 
     def __init__(self, args: ModelArgs):
         super().__init__()
@@ -44,9 +46,25 @@ class Qwen3ASR(nn.Module):
     def dtype(self) -> mx.Dtype:
         return self.audio_tower.ln_post.weight.dtype
 
+    def features(self, wave: np.ndarray) -> mx.array:
+        """Waveform (16 kHz) -> the encoder's input: log-mel [frames, n_mels] in the model's dtype."""
+        return log_mel_spectrogram(wave).astype(self.dtype)
+
     def encode(self, mel: mx.array) -> mx.array:
         """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]."""
         return self.audio_tower(mel)
+
+    def encode_many(self, features: list[mx.array]) -> list[mx.array]:
+        """Several clips' features through the encoder in one pass, each as `encode` alone gives it."""
+        return self.audio_tower.encode_many(features)
+
+    def prompt_ids(self, n_audio: int, context: str = "", language: Optional[str] = None) -> list[int]:
+        """The official prompt around n_audio audio pads (tokenizer.build_prompt)."""
+        return build_prompt(self.tokenizer, n_audio, context, language)
+
+    def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
+        """(language, text) of a decoded answer "language X<asr_text>text" (tokenizer.parse_output)."""
+        return parse_output(raw, forced_language)
 
     def embed(self, prompt_ids: mx.array, audio_features: Optional[mx.array] = None) -> mx.array:
         """Prompt ids [L] -> embeddings [1, L, hidden], each <|audio_pad|> taking the next audio feature."""
@@ -99,11 +117,11 @@ class Qwen3ASR(nn.Module):
 
 
 def encode_audio(model: Qwen3ASR, wave: np.ndarray) -> mx.array:
-    """Waveform -> log-mel of the whole clip -> encoder features [n_audio_tokens, hidden]."""
-    return model.encode(log_mel_spectrogram(wave).astype(model.dtype))
+    """Waveform -> the model's features of the whole clip -> audio features [n_audio_tokens, hidden]."""
+    return model.encode(model.features(wave))
 
 
 def encode_audios(model: Qwen3ASR, waves: list[np.ndarray]) -> list[mx.array]:
     """Several waveforms through the encoder in one pass, each exactly as `encode_audio` alone gives it
-    (each log-mel is computed on its own clip: the mel clamps to its own clip's maximum)."""
-    return model.audio_tower.encode_many([log_mel_spectrogram(wave).astype(model.dtype) for wave in waves])
+    (each clip's features are computed on their own: the mel clamps to its own clip's maximum)."""
+    return model.encode_many([model.features(wave) for wave in waves])

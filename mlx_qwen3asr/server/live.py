@@ -77,15 +77,16 @@ def _number(query, name: str, default: float, minimum: float, integer: bool = Fa
     return value
 
 
-def live_options(query) -> LiveOptions:
-    """The session's options from the query string; a bad one is an APIError naming it."""
+def live_options(query, state) -> LiveOptions:
+    """The session's options from the query string, checked against what the served model's prompt can
+    take; a bad one is an APIError naming it."""
     encoding = query.get("encoding", "pcm16")
     if encoding not in ENCODINGS:
         raise APIError(400, f"Unsupported encoding {encoding!r}: use pcm16 or float32", param="encoding")
     engine = query.get("engine", "live")
     if engine not in ENGINES:
         raise APIError(400, f"Unknown engine {engine!r}: use live (utterances, the default) or window", param="engine")
-    return LiveOptions(
+    options = LiveOptions(
         resolve_language(query.get("language")),
         query.get("prompt", ""),
         encoding,
@@ -94,6 +95,8 @@ def live_options(query) -> LiveOptions:
         _number(query, "pause", PAUSE_SECONDS, MIN_PAUSE_SECONDS),
         _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
     )
+    state.checked(options.prompt, options.language)
+    return options
 
 
 def bearer_from_protocols(header: str) -> Optional[str]:
@@ -248,7 +251,7 @@ async def live_endpoint(websocket: WebSocket) -> None:
     offered = [p.strip() for p in websocket.headers.get("sec-websocket-protocol", "").split(",")]
     await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     try:
-        options = live_options(websocket.query_params)
+        options = live_options(websocket.query_params, state)
     except APIError as e:
         await websocket.send_json(error_event(e))
         await websocket.close(POLICY)

@@ -8,6 +8,7 @@ stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
@@ -35,6 +36,16 @@ class ServerState:
     max_new_tokens: Optional[int] = None  # cap per decoded chunk, files and live (random test models)
     max_live_sessions: int = 8
     live_sessions: int = 0  # open WebSocket sessions (changed on the event loop only)
+    # (context, language) -> raises ValueError for what the model's prompt cannot take (serve.py: its
+    # prompt_ids; Fun-ASR-Nano refuses languages other than zh/en/ja); host-side only, before the queue
+    check_prompt: Callable[[str, Optional[str]], object] = lambda context, language: None
+
+    def checked(self, context: str, language: Optional[str]) -> None:
+        """400 naming the cause when the model cannot be asked this."""
+        try:
+            self.check_prompt(context, language)
+        except ValueError as e:
+            raise APIError(400, str(e), param="language" if language else "prompt") from e
 
 
 async def transcriptions(request: Request) -> Response:
@@ -43,6 +54,7 @@ async def transcriptions(request: Request) -> Response:
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
     duration = len(wave) / mq.SAMPLE_RATE
     options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens)
+    state.checked(options.context, options.language)
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
         job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))

@@ -122,6 +122,7 @@ def main(argv=None) -> int:
         started=time.time(),
         max_new_tokens=args.max_new_tokens,
         max_live_sessions=args.max_live_sessions,
+        check_prompt=lambda context, language: worker.models.asr.prompt_ids(0, context, language),
     )
     app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
     try:

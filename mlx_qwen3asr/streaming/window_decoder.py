@@ -28,7 +28,7 @@ from ..generate import Decoding, StopRules, choices, decode
 from ..model.cache import KVCache, trim_cache
 from ..model.model import Qwen3ASR, encode_audio
 from ..options import DecodeOptions
-from ..tokenizer import ASR_TEXT_TAG, Tokenizer, build_prompt, is_space_delimited, parse_output
+from ..tokenizer import ASR_TEXT_TAG, Tokenizer, is_space_delimited, parse_output
 from .encoder_cache import EncoderCache
 
 # Text of a window's ids. The header "language X<asr_text>" ends within this many characters, or the
@@ -43,8 +43,8 @@ def window_text(tokenizer, ids: Sequence[int], forced_language: Optional[str] = 
     written gives "", and output without a header is all text.
     """
     decoded = tokenizer.decode(list(ids)).lstrip()
-    if forced_language:
-        return forced_language, decoded.rstrip()
+    if forced_language or not tokenizer.has_language_header:  # no header to wait for
+        return forced_language or "", decoded.rstrip()
     tag = decoded.find(ASR_TEXT_TAG)
     if "language".startswith(decoded[:8]):
         if 0 <= tag <= MAX_HEADER_CHARS:
@@ -107,10 +107,12 @@ class WindowDecoder:
         stop_loops: bool = True,
     ):
         self.model = model
-        prompt = build_prompt(model.tokenizer, 1, options.context, options.language)
-        pad = prompt.index(model.tokenizer.audio_pad_id)
+        prompt = model.prompt_ids(1, options.context, options.language)
+        self.audio_pad_id = model.args.audio_token_id
+        pad = prompt.index(self.audio_pad_id)
         self.head, self.tail = prompt[:pad], prompt[pad + 1 :]
-        self.encoder = EncoderCache(model) if encoder_cache else None
+        # only an encoder attending in fixed windows has per-window features to keep (not Fun-ASR-Nano's)
+        self.encoder = EncoderCache(model) if encoder_cache and model.windowed_encoder else None
         self.kv_reuse, self.draft, self.stop_loops = kv_reuse, draft, stop_loops
         self.cache: list[KVCache] = model.make_cache()
 
@@ -130,7 +132,7 @@ class WindowDecoder:
             features, stable = self.encoder.features(audio)
         else:
             features, stable = encode_audio(self.model, audio), 0
-        prompt = self.head + [self.tokenizer.audio_pad_id] * features.shape[0] + self.tail + list(prefix)
+        prompt = self.head + [self.audio_pad_id] * features.shape[0] + self.tail + list(prefix)
         keep = self._reusable(len(self.head) + stable)
         embeddings = self.model.embed(mx.array(prompt), features)[:, keep:]
         rules = StopRules(self.tokenizer.eos_token_ids, max_new_tokens, prefix, self.stop_loops)

@@ -31,7 +31,7 @@ from .tensors import TensorSpec, plan_shards, write_index, write_safetensors
 
 FIXTURES_DIR = Path(__file__).resolve().parent / "qwen3-asr-0.6b"
 # Copied verbatim next to the weights; config.json is written from the dict instead.
-DATA_FILES = tuple(name for name in SIDE_FILES if name != "tokenizer.json")
+DATA_FILES = tuple(name for name in SIDE_FILES if name not in ("tokenizer.json", "processor_config.json"))
 TINY_AUDIO = {
     "d_model": 64,
     "encoder_layers": 2,

@@ -42,3 +42,9 @@ def write_wav(path, samples: np.ndarray, rate: int = RATE) -> None:
         f.setsampwidth(2)
         f.setframerate(rate)
         f.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+def joined(parts: list, seconds: float) -> np.ndarray:
+    """The parts one after another, cut or zero-padded to `seconds` (a long clip made of short ones)."""
+    audio = np.concatenate([np.asarray(p, np.float32) for p in parts])[: int(seconds * RATE)]
+    return np.pad(audio, (0, int(seconds * RATE) - len(audio)))

@@ -31,7 +31,6 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.split import split_audio
 from mlx_qwen3asr.generate import StopRules, decode_steps
 from mlx_qwen3asr.model import encode_audios
-from mlx_qwen3asr.tokenizer import build_prompt
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint
 
@@ -53,7 +52,7 @@ def run_batch(model, chunks: list[np.ndarray], batch_size: int) -> dict:
         mx.eval(features)
         out["encoder"] += time.perf_counter() - start
         start = time.perf_counter()
-        prompts = [model.embed(mx.array(build_prompt(model.tokenizer, f.shape[0])), f) for f in features]
+        prompts = [model.embed(mx.array(model.prompt_ids(f.shape[0])), f) for f in features]
         rules = [StopRules(model.tokenizer.eos_token_ids, token_cap(len(w) / mq.SAMPLE_RATE)) for w in waves]
         steps = decode_steps(model, prompts, [model.make_cache() for _ in waves], rules)
         next(steps)  # the first tokens come with the prefill

@@ -3,6 +3,7 @@
 random_checkpoint(cache_dir, quick) -> folder: random weights in the official layout, the real
     Qwen3-ASR-0.6B config.json (the tiny test config with quick); written once, then reused
 random_aligner(cache_dir, quick)    -> the same for Qwen3-ForcedAligner-0.6B
+random_funasr(cache_dir, quick)     -> the same for Fun-ASR-Nano-2512 (its "-hf" layout)
 console                             one rich console for every table
 blas_libraries(), machine()         what a result was measured on
 """
@@ -17,6 +18,7 @@ from rich.console import Console
 
 from mlx_qwen3asr.testing.random_aligner import ALIGNER_FILES_DIR, tiny_aligner_config, write_random_aligner
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = Path.home() / ".cache" / "mlx_qwen3asr_bench"  # every benchmark's --cache-dir default
@@ -31,6 +33,15 @@ def random_checkpoint(cache_dir: Path, quick: bool) -> Path:
         config = tiny_config() if quick else json.loads((FIXTURES_DIR / "config.json").read_text())
         console.print(f"writing random checkpoint {folder}")
         write_random_checkpoint(folder, config, seed=0)
+    return folder
+
+
+def random_funasr(cache_dir: Path, quick: bool) -> Path:
+    """A random-weight Fun-ASR-Nano "-hf" checkpoint (its real config, or the tiny test config with quick)."""
+    folder = Path(cache_dir).resolve() / ("fun-asr-nano-tiny-random" if quick else "fun-asr-nano-2512-random")
+    if not (folder / "config.json").exists():
+        console.print(f"writing random checkpoint {folder}")
+        write_random_funasr(folder, tiny_funasr_config() if quick else real_funasr_config(), seed=0)
     return folder
 
 

@@ -36,7 +36,6 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
-from mlx_qwen3asr.tokenizer import build_prompt
 from scripts.bench.bare_products import limits
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint
@@ -71,7 +70,7 @@ def blas_note(libs: list[str]) -> Optional[str]:
 
 def prompt_embeddings(model, seconds: float) -> mx.array:
     features = encode_audio(model, clip(seconds))
-    prompt = build_prompt(model.tokenizer, features.shape[0])
+    prompt = model.prompt_ids(features.shape[0])
     embeddings = model.embed(mx.array(prompt), features)
     mx.eval(embeddings)
     return embeddings

@@ -18,6 +18,9 @@ the same work on every side, the sides alternated run by run, the machine's load
     python -m scripts.bench.vs_official --official-python /tmp/refenv/bin/python
     python -m scripts.bench.vs_official --sides ours:openblas,ours:mkl,ours:blis --busy
     python -m scripts.bench.vs_official --sides ours@main,ours   # before / after a change
+    python -m scripts.bench.vs_official --family fun-asr-nano --official-python .venv-funasr-ref/bin/python
+      (Fun-ASR-Nano: its real "-hf" config, random weights; the official side is transformers'
+       FunAsrNano in workers/official_funasr.py; "log-mel" reads "fbank + LFR" there)
 """
 
 import argparse
@@ -32,7 +35,7 @@ from typing import Optional
 from rich.table import Table
 
 from mlx_qwen3asr.blas import THREAD_VARIABLES
-from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint
+from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint, random_funasr
 from scripts.bench.machine_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
 from scripts.bench.sources import ours_environment, source_tree
 from scripts.bench.workers.protocol import Worker
@@ -87,7 +90,8 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
-        command = [args.official_python, "-m", "scripts.bench.workers.official", str(checkpoint)]
+        worker = "official_funasr" if args.family == "fun-asr-nano" else "official"
+        command = [args.official_python, "-m", f"scripts.bench.workers.{worker}", str(checkpoint)]
         return Side("official", command + ["--threads", str(args.threads)], env, ROOT, official=True)
     name, _, blas = spec.partition(":")
     _, _, rev = name.partition("@")
@@ -200,6 +204,7 @@ def print_table(results: dict, labels: list[str]) -> None:
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sides", default="ours,official", help="comma list, the first is the reference")
+    parser.add_argument("--family", choices=("qwen3-asr", "fun-asr-nano"), default="qwen3-asr")
     parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
     parser.add_argument("--quick", action="store_true", help="the tiny test config, few tokens: seconds, for CI")
     parser.add_argument("--busy", action="store_true", help="measure under a fixed background load")
@@ -233,7 +238,7 @@ def unique_labels(sides: list[Side]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    checkpoint = random_checkpoint(args.cache_dir, args.quick)
+    checkpoint = (random_funasr if args.family == "fun-asr-nano" else random_checkpoint)(args.cache_dir, args.quick)
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
     plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
@@ -254,7 +259,8 @@ def run(args: argparse.Namespace) -> dict:
             worker.close()
     summary = {stage.name: summarize(stage, sides) for stage in plan}
     return {
-        "title": f"{'tiny' if args.quick else '0.6B'} config, random weights, float32, {args.threads} threads, "
+        "title": f"{args.family} {'tiny' if args.quick else 'real'} config, random weights, float32, "
+        f"{args.threads} threads, "
         f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
         "case": case_of(summary, busy),
         "command": " ".join(sys.argv),

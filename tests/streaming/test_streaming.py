@@ -49,6 +49,8 @@ HEADER = [0, 1, 2]  # "language English<asr_text>"
 
 
 class FakeTokenizer:
+    has_language_header = True  # its answers open with "language English<asr_text>" (HEADER)
+
     def decode(self, ids, skip_special_tokens=True) -> str:
         words = {0: "language", 1: " English", 2: "<asr_text>"}
         return "".join(words.get(i, f" w{i - 10}") for i in ids)

@@ -26,7 +26,6 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.blas import global_cblas
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
-from mlx_qwen3asr.tokenizer import build_prompt
 from scripts.bench.clips import clip
 from scripts.bench.workers.protocol import PROMPT_SECONDS, serve
 
@@ -46,7 +45,7 @@ class Ours:
 
     def _prompt_embeddings(self, wave) -> mx.array:
         features = encode_audio(self.model, wave)
-        prompt = build_prompt(self.model.tokenizer, features.shape[0])
+        prompt = self.model.prompt_ids(features.shape[0])
         embeddings = self.model.embed(mx.array(prompt), features)
         mx.eval(embeddings)
         return embeddings

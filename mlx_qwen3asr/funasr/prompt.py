@@ -1,0 +1,71 @@
+"""Fun-ASR-Nano's prompt: the official processor's chat template, rendered and tokenized.
+
+    <|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n<|im_start|>user\\n
+    [context or hotwords:] 请结合上下文信息，更加准确地完成语音转写任务。如果没有相关信息，我们会留空。\\n\\n\\n**上下文信息：**\\n\\n\\n
+                           [context + "\\n"] [热词列表：[kw1, kw2]\\n]
+    语音转写[成{中文|英文|日文}]：<|object_ref_start|> x T<|im_end|>\\n<|im_start|>assistant\\n
+
+The answer is the bare transcript (no language header) ended by <|im_end|>. The official processor
+tokenizes the whole rendered string; splitting it at the audio placeholders is the same, since text
+never merges across an added token. Our `context=""` means "no context" (the official `prompt=None`):
+the official `prompt=""` would still emit the context header with an empty line.
+"""
+
+from collections.abc import Sequence
+from typing import Optional
+
+SYSTEM = "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
+CONTEXT_HEADER = (
+    "请结合上下文信息，更加准确地完成语音转写任务。如果没有相关信息，我们会留空。\n\n\n**上下文信息：**\n\n\n"
+)
+HOTWORDS = "热词列表：[{}]\n"
+TASK = "语音转写{}："
+TAIL = "<|im_end|>\n<|im_start|>assistant\n"
+# The instruction's language names; keys are lower-cased (the official accepts any case).
+LANGUAGE_NAMES = {
+    "zh": "中文",
+    "chinese": "中文",
+    "中文": "中文",
+    "en": "英文",
+    "english": "英文",
+    "英文": "英文",
+    "ja": "日文",
+    "japanese": "日文",
+    "日文": "日文",
+}
+LANGUAGES = ("Chinese", "English", "Japanese")  # what `language=` can force (by name or zh/en/ja)
+
+
+def instruction_language(language: Optional[str]) -> str:
+    """The name the instruction uses for `language` ("English", "en" -> "英文"); "" for None."""
+    if language is None or not str(language).strip():
+        return ""
+    name = LANGUAGE_NAMES.get(str(language).strip().lower())
+    if name is None:
+        raise ValueError(
+            f"Fun-ASR-Nano cannot be told the language {language!r}: use one of {', '.join(LANGUAGES)} "
+            "(or zh, en, ja), or None to let the model detect it."
+        )
+    return name
+
+
+def prompt_text(context: Optional[str], language: Optional[str], keywords: Sequence[str] = ()) -> tuple[str, str]:
+    """(text before the audio placeholders, text after them) of the rendered chat template."""
+    head = SYSTEM
+    if context or keywords:
+        head += CONTEXT_HEADER + (f"{context}\n" if context else "")
+        head += HOTWORDS.format(", ".join(keywords)) if keywords else ""
+    language = instruction_language(language)
+    return head + TASK.format(f"成{language}" if language else ""), TAIL
+
+
+def build_prompt(
+    tokenizer, n_audio: int, context: Optional[str] = "", language: Optional[str] = None, keywords: Sequence[str] = ()
+) -> list[int]:
+    """Prompt ids as `FunAsrNanoProcessor.apply_transcription_request(audio, language, prompt=context or
+    None, keywords=keywords)` makes them: n_audio placeholders between the two texts."""
+    for text in (context or "", *keywords):
+        if tokenizer.audio_token in text:
+            raise ValueError(f"context and hotwords must not contain {tokenizer.audio_token!r}: remove it")
+    head, tail = prompt_text(context, language, tuple(keywords))
+    return tokenizer.encode(head) + [tokenizer.audio_pad_id] * n_audio + tokenizer.encode(tail)

@@ -1,0 +1,119 @@
+"""Regenerate the Fun-ASR-Nano golden fixtures from the official transformers implementation. DEV ONLY.
+
+.venv-funasr-ref/bin/python scripts/make_funasr_goldens.py [--real]
+(set-up: tests/fixtures/funasr/README.md; the venv is git-ignored, torch never enters the package)
+
+random_funasr.write_random_funasr(tiny_funasr_config(), seed 0) -> temporary "-hf" folder
+-> FunAsrNanoProcessor + FunAsrNanoForConditionalGeneration (float32, CPU, eval)
+-> tests/fixtures/funasr/tiny_<clip>.npz for the clips below:
+     features_rows + features (rows of input_features [T, 560]), embeddings_rows + embeddings
+     (rows of get_audio_features(...).pooler_output [T, hidden]), n_frames, all_features (short only),
+     for each prompt variant <v>: <v>_prompt_ids, <v>_tokens (greedy, max_new_tokens 24, EOS kept), <v>_text
+--real: the same for the short clip on the real-size configuration -> real_short.npz (slow: 1.7 GB).
+"""
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoProcessor, FunAsrNanoForConditionalGeneration
+
+from mlx_qwen3asr.audio.io import load_audio
+from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
+from mlx_qwen3asr.testing.signals import joined, noise
+
+ROOT = Path(__file__).resolve().parents[1]
+AUDIO_DIR = ROOT / "tests/fixtures/audio"
+OUT_DIR = ROOT / "tests/fixtures/funasr"
+MAX_NEW_TOKENS = 24
+MAX_ROWS = 12  # feature / embedding rows stored per clip (evenly spaced, first and last included)
+# Prompt variants: name -> apply_transcription_request keyword arguments.
+VARIANTS = {
+    "plain": {},
+    "english": {"language": "en"},
+    "chinese": {"language": "zh"},
+    "japanese": {"language": "ja"},
+    "context": {"prompt": "Names: Qwen, MLX, Zürich."},
+    "keywords": {"keywords": ["Qwen", "MLX"]},
+    "all": {"prompt": "会议记录", "keywords": ["通义", "Fun-ASR"], "language": "zh"},
+}
+SHORT_VARIANTS = ("plain", "english")  # what the other clips are decoded with
+
+
+def clips() -> dict[str, np.ndarray]:
+    speech = {name: load_audio(AUDIO_DIR / f"{name}.wav") for name in ("short", "long", "exact")}
+    return {
+        **speech,
+        "noise": noise(3.0, -30.0, seed=1),
+        "joined40": joined([speech["long"], speech["short"], speech["exact"], speech["long"], speech["short"]], 40.0),
+    }
+
+
+def rows(n: int) -> np.ndarray:
+    return np.unique(np.linspace(0, n - 1, min(n, MAX_ROWS)).round().astype(np.int32))
+
+
+def golden(processor, model, wave: np.ndarray, variants, full_features: bool = False) -> dict:
+    out = {}
+    for name in variants:
+        inputs = processor.apply_transcription_request(audio=wave, **VARIANTS[name])
+        if "features" not in out:
+            features = inputs["input_features"][0].numpy()
+            with torch.no_grad():
+                embeddings = model.get_audio_features(inputs["input_features"], inputs["input_features_mask"])
+            embeddings = embeddings.pooler_output.numpy()
+            out["n_frames"] = np.int32(features.shape[0])
+            out["features_rows"], out["embeddings_rows"] = rows(features.shape[0]), rows(embeddings.shape[0])
+            out["features"] = features[out["features_rows"]]
+            if full_features:  # the encoder's exact input, to hold it to round-off apart from the front end
+                out["all_features"] = features
+            out["embeddings"] = embeddings[out["embeddings_rows"]]
+        with torch.no_grad():
+            generated = model.generate(**inputs, max_new_tokens=MAX_NEW_TOKENS, do_sample=False)
+        prompt = inputs["input_ids"][0]
+        tokens = generated[0, prompt.shape[0] :].tolist()
+        out[f"{name}_prompt_ids"] = prompt.numpy().astype(np.int32)
+        out[f"{name}_tokens"] = np.array(tokens, np.int32)
+        out[f"{name}_text"] = np.array(processor.decode(tokens, skip_special_tokens=True))
+        print(f"  {name}: {len(prompt)} prompt ids, tokens {tokens[:8]}...")
+    return out
+
+
+def load_reference(folder: Path):
+    processor = AutoProcessor.from_pretrained(folder)
+    model, info = FunAsrNanoForConditionalGeneration.from_pretrained(
+        folder, dtype=torch.float32, output_loading_info=True
+    )
+    problems = {k: v for k, v in info.items() if v}
+    assert not problems, f"the random checkpoint does not load cleanly: {problems}"
+    return processor, model.eval()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", action="store_true", help="also the real-size configuration (short clip)")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    audio = clips()
+    configs = [("tiny", tiny_funasr_config(), list(audio))] + (
+        [("real", real_funasr_config(), ["short"])] if args.real else []
+    )
+    for label, config, names in configs:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = write_random_funasr(Path(tmp) / label, config, seed=0)
+            processor, model = load_reference(folder)
+            for name in names:
+                print(f"{label} {name}")
+                variants = list(VARIANTS) if (label, name) == ("tiny", "short") else SHORT_VARIANTS
+                np.savez_compressed(
+                    OUT_DIR / f"{label}_{name}.npz", **golden(processor, model, audio[name], variants, name == "short")
+                )
+    (OUT_DIR / "variants.json").write_text(json.dumps(VARIANTS, indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
