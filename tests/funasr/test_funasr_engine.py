@@ -10,7 +10,7 @@ from funasr_goldens import FIXTURES, clip, load_funasr_golden
 import mlx_qwen3asr as mq
 from mlx_qwen3asr import cli
 from mlx_qwen3asr.funasr import FunAsrNano
-from mlx_qwen3asr.streaming import StreamingOptions, StreamingTranscriber
+from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import window_text
 
 SR = mq.SAMPLE_RATE
@@ -65,8 +65,8 @@ def test_batched_transcription_equals_each_input_alone(funasr):
 
 def test_streaming_input_shorter_than_a_chunk_gives_the_offline_transcript(funasr):
     audio = clip("short")
-    options = StreamingOptions(max_new_tokens=6)
-    stream = StreamingTranscriber(funasr, "English", "Names: Qwen", chunk_seconds=4.0, options=options)
+    tuning = StreamingTuning(max_new_tokens=6)
+    stream = StreamingTranscriber(funasr, "English", "Names: Qwen", chunk_seconds=4.0, tuning=tuning)
     assert stream.feed(audio).steps == 0
     streamed = stream.finish()
     offline = mq.transcribe(audio, funasr, language="English", context="Names: Qwen", max_new_tokens=6)
@@ -77,8 +77,8 @@ def test_streaming_gives_the_same_text_with_its_optimisations_on_and_off(funasr)
     audio = clip("long")[: 7 * SR]
     texts = []
     for on in (True, False):
-        options = StreamingOptions(encoder_cache=on, kv_reuse=on, draft=on, max_new_tokens=8)
-        stream = StreamingTranscriber(funasr, chunk_seconds=1.0, options=options)
+        tuning = StreamingTuning(encoder_cache=on, kv_reuse=on, draft=on, max_new_tokens=8)
+        stream = StreamingTranscriber(funasr, chunk_seconds=1.0, tuning=tuning)
         for start in range(0, len(audio), SR):
             stream.feed(audio[start : start + SR])
         texts.append(stream.finish().committed)
