@@ -162,6 +162,15 @@ def decode_steps(
             y = next_y
 
 
+@evaluated_on_two_streams
+def prefill(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache]) -> list[tuple[mx.array, mx.array]]:
+    """Run embeddings [1, L, hidden] through the decoder onto `cache`, choosing nothing: a prompt's
+    head computed once, whose keys and values many decodes then start from (prefix_cache.py).
+    Returns each layer's (keys, values), evaluated."""
+    model(embeddings, cache)
+    return [layer.state for layer in cache]
+
+
 def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
     """Decode greedily from prompt embeddings [1, L, hidden] with a fresh cache."""
     return decode(model, embeddings, model.make_cache(), StopRules(eos_token_ids, max_new_tokens))

@@ -70,7 +70,9 @@ class LiveConnection:
             }
         )
         language, prompt, options = self.options.language, self.options.prompt, self.stream_options
-        create = self._on_worker(lambda m: mq.StreamingTranscriber(m.asr, language, prompt, options=options))
+        create = self._on_worker(
+            lambda m: mq.StreamingTranscriber(m.asr, language, prompt, options=options, prefix_cache=m.prefixes)
+        )
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)

@@ -28,7 +28,7 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from ..audio.vad import VoiceActivity
 from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions, token_budget
+from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, PendingSamples, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
@@ -104,6 +105,7 @@ class StreamingTranscriber:
         max_prefix_tokens: int = 150,
         rollback_tokens: int = 5,
         options: StreamingOptions = StreamingOptions(),
+        prefix_cache: Union[PrefixCache, bool] = True,
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
@@ -111,6 +113,9 @@ class StreamingTranscriber:
         chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
+        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (True:
+        computed once for this session; False: prefilled within the session's first prompt and kept
+        when kv_reuse is on, within every prompt when it is off; a PrefixCache: shared with others).
         engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
         """
         if chunk_seconds < 0.5:
@@ -128,6 +133,7 @@ class StreamingTranscriber:
             engine = WindowDecoder(
                 model, self.decode_options, encoder_cache=options.encoder_cache,
                 kv_reuse=options.kv_reuse, draft=options.draft, stop_loops=options.stop_loops,
+                prefixes=prefix_cache_for(model, prefix_cache),
             )  # fmt: skip
         self.engine, self.options, self.clock, self.sample_rate = engine, options, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))

@@ -9,13 +9,14 @@ streaming engine when it is there (it feeds only the new audio), else from `tran
 audio so far (cost grows with the utterance; the pipeline bounds how often it is asked).
 """
 
-from typing import Protocol
+from typing import Protocol, Union
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
+from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..transcribe import transcribe
 from .session import StreamingOptions, StreamingTranscriber
 
@@ -40,14 +41,20 @@ class UtteranceEngine(Protocol):
 
 
 class OfflineEngine:
-    """Partials and finals both from `transcribe` on the whole utterance so far."""
+    """Partials and finals both from `transcribe` on the whole utterance so far.
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
+    prefix_cache: the prompt head's keys and values computed once for the session (True), never
+    (False), or taken from a shared PrefixCache; every utterance (and partial) starts from them."""
+
+    def __init__(
+        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+    ) -> None:
         self.model, self.options = model, options
         self.language = options.language or ""
+        self.prefixes = prefix_cache_for(model, prefix_cache)
 
     def final(self, audio: np.ndarray) -> str:
-        result = transcribe(audio, self.model, options=self.options)
+        result = transcribe(audio, self.model, options=self.options, prefix_cache=self.prefixes or False)
         self.language = result.language or self.language
         return result.text
 
@@ -57,7 +64,7 @@ class OfflineEngine:
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
         options = DecodeOptions(self.options.language, self.options.context, max_new_tokens=2)
-        transcribe(warm_up_audio(), self.model, options=options)
+        transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes or False)
 
 
 class StreamingEngine(OfflineEngine):
@@ -67,14 +74,17 @@ class StreamingEngine(OfflineEngine):
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
     """
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
-        super().__init__(model, options)
+    def __init__(
+        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+    ) -> None:
+        super().__init__(model, options, prefix_cache)
         self._stream = StreamingTranscriber(
             model,
             options.language,
             options.context,
             chunk_seconds=STREAM_CHUNK_SECONDS,
             options=StreamingOptions(max_new_tokens=options.max_new_tokens),
+            prefix_cache=self.prefixes or False,
         )
         self._fed = 0
 
@@ -101,9 +111,12 @@ class StreamingEngine(OfflineEngine):
 
 
 def make_engine(
-    model: Qwen3ASR, partials: str = "streaming", options: DecodeOptions = DecodeOptions()
+    model: Qwen3ASR,
+    partials: str = "streaming",
+    options: DecodeOptions = DecodeOptions(),
+    prefix_cache: Union[PrefixCache, bool] = True,
 ) -> OfflineEngine:
     """partials: "streaming" (the streaming engine; "auto" is the same), or "offline" (re-decode the
-    utterance so far)."""
+    utterance so far). prefix_cache: as in OfflineEngine."""
     kind = OfflineEngine if partials == "offline" else StreamingEngine
-    return kind(model, options)
+    return kind(model, options, prefix_cache)

@@ -1,0 +1,91 @@
+"""The prompt's head computed once per context: its keys and values copied into each decode's cache.
+
+    context -> prompt_head ids [P] (system turn with the context, the user turn's opening,
+               <|audio_start|>) -> embeddings [1, P, hidden] -> decoder (generate.prefill)
+            -> keys/values per layer [1, kv_heads, P, head_dim], kept in an LRU bounded in bytes
+    PrefixCache.cache(context, room) -> a KVCache per layer holding a copy of them (KVCache.copy);
+    the decode then prefills only the rest of its prompt (audio + tail) on top of it.
+
+Every chunk of a file, every batch row, every live utterance and every server request with the same
+context starts with the same P tokens: with a 2,000-token context and 30 s chunks (~390 audio
+tokens) the head is ~5/6 of each prefill. Keys and values depend only on the tokens before them
+(causal attention), so the copy holds what the full prompt's prefill would compute there; the
+products have other shapes (P rows instead of P + n), so a BLAS may round differently in the last
+bit: tokens are compared on the goldens with the cache on and off (tests/test_prefix_cache.py).
+
+Memory: layers x 2 x kv_heads x head_dim x dtype bytes per token (0.6B and 1.7B in float32:
+224 KiB, so a 2,000-token context holds ~440 MiB), plus the copy each row decodes on (which it
+would otherwise fill by its own prefill).
+"""
+
+from collections import OrderedDict
+from typing import Union
+
+import mlx.core as mx
+
+from .generate import prefill
+from .model.cache import KVCache
+from .model.model import Qwen3ASR
+from .tokenizer import prompt_head
+
+DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: two 2,000-token contexts of the 0.6B model in float32
+
+
+class PrefixCache:
+    """Prompt heads of one model, keyed by context, least recently used dropped past `max_bytes`.
+    Not thread-safe: use it from the thread that runs the model."""
+
+    def __init__(self, model: Qwen3ASR, max_bytes: int = DEFAULT_MAX_BYTES):
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValueError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r}")
+        self.model, self.max_bytes = model, max_bytes
+        self._heads: OrderedDict[str, list[KVCache]] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def cache(self, context: str = "", room: int = 0) -> list[KVCache]:
+        """A cache of its own (one KVCache per layer) holding the keys and values of
+        prompt_head(context), with storage for `room` more tokens."""
+        return [layer.copy(room) for layer in self.head(context)]
+
+    def head(self, context: str = "") -> list[KVCache]:
+        """The stored keys and values of prompt_head(context), computed on first use. Read only:
+        decode on `cache(context)`, never on these."""
+        held = self._heads.get(context)
+        if held is not None:
+            self.hits += 1
+            self._heads.move_to_end(context)
+            return held
+        self.misses += 1
+        ids = prompt_head(self.model.tokenizer, context)
+        held = self.model.make_cache()
+        prefill(self.model, self.model.embed(mx.array(ids)), held)
+        size = sum(layer.nbytes for layer in held)
+        if size <= self.max_bytes:
+            while self._heads and self.nbytes + size > self.max_bytes:
+                self._heads.popitem(last=False)
+            self._heads[context] = held
+        return held
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the stored heads."""
+        return sum(layer.nbytes for head in self._heads.values() for layer in head)
+
+    @property
+    def contexts(self) -> list[str]:
+        """The contexts whose heads are stored, least recently used first."""
+        return list(self._heads)
+
+
+def prefix_cache_for(model: Qwen3ASR, prefix_cache: Union[PrefixCache, bool]) -> Union[PrefixCache, None]:
+    """The PrefixCache a call uses: True -> a new one for this call, False -> none (every prompt
+    prefilled whole), a PrefixCache -> that one (shared across calls: live sessions, the server)."""
+    if isinstance(prefix_cache, PrefixCache):
+        if prefix_cache.model is not model:
+            raise ValueError("prefix_cache belongs to another model: make one with PrefixCache(model)")
+        return prefix_cache
+    if prefix_cache is True:
+        return PrefixCache(model)
+    if prefix_cache is False:
+        return None
+    raise TypeError(f"prefix_cache must be True, False or a PrefixCache, got {type(prefix_cache).__name__}")
