@@ -40,7 +40,7 @@ class PrefixCache:
             raise ValueError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r}")
         self.model, self.max_bytes = model, max_bytes
         self._heads: OrderedDict[str, list[KVCache]] = OrderedDict()
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.nbytes = 0  # nbytes: held by the stored heads
 
     def cache(self, context: str = "", room: int = 0) -> list[KVCache]:
         """A cache of its own (one KVCache per layer) holding the keys and values of
@@ -62,14 +62,15 @@ class PrefixCache:
         size = sum(layer.nbytes for layer in held)
         if size <= self.max_bytes:
             while self._heads and self.nbytes + size > self.max_bytes:
-                self._heads.popitem(last=False)
+                _, dropped = self._heads.popitem(last=False)
+                self.nbytes -= sum(layer.nbytes for layer in dropped)
             self._heads[context] = held
+            self.nbytes += size
         return held
 
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the stored heads."""
-        return sum(layer.nbytes for head in self._heads.values() for layer in head)
+    def stats(self) -> dict[str, int]:
+        """Heads stored, their bytes, hits and misses (plain ints: safe to read from another thread)."""
+        return {"contexts": len(self._heads), "bytes": self.nbytes, "hits": self.hits, "misses": self.misses}
 
     @property
     def contexts(self) -> list[str]:

@@ -7,6 +7,7 @@ in batches.
        log-mel per chunk -> one encoder pass for the wave -> a prompt per chunk (its input's context
        and forced language) -> greedy decode, the wave's rows together (generate.decode_batch)
        -> "language X<asr_text>text" parsed into (language, text)
+       -> text that only repeats the context over audio without speech: "" (echo.py)
     -> per input: texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
     -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
@@ -28,6 +29,7 @@ from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
+from .echo import is_context_echo
 from .generate import StopRules, decode_batch
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
@@ -74,6 +76,8 @@ def transcribe_chunks(
         raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         segment.language, segment.text = parse_output(raw, forced_language=options[i].language)
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
+        if is_context_echo(segment.text, options[i].context, waves[i]):  # echo.py: never silently
+            segment.text, segment.context_echo = "", True
     return segments
 
 
@@ -187,6 +191,8 @@ def transcribe_batch(
     every input (inputs with the same context share its prompt head).
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
+    for each_context in {o.context: o for o in per_input}.values():
+        each_context.check_context(model.tokenizer)  # before any audio is read or decoded
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
     if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:

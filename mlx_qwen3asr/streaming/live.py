@@ -71,6 +71,7 @@ class LiveSession:
         if engine is None:
             if model is None:
                 raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
+            options.check_context(model.tokenizer)
             engine = make_engine(model, "offline" if partials == "off" else partials, options)
         self.engine, self.clock = engine, clock
         self.segmenter = Segmenter(pause, max_utterance)

@@ -130,6 +130,7 @@ class StreamingTranscriber:
         if engine is None:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
+            self.decode_options.check_context(model.tokenizer)
             engine = WindowDecoder(
                 model, self.decode_options, encoder_cache=options.encoder_cache,
                 kv_reuse=options.kv_reuse, draft=options.draft, stop_loops=options.stop_loops,
