@@ -1,6 +1,7 @@
 """The benchmarks' quick lanes run end to end: bench.py writes a JSON report with positive timings
 for float32 and the 4-bit recipe, bench_changes.py prints every change's before/after, bench_batch.py
-checks that every batch size decodes the same tokens, bench_vs_official.py alternates its sides and
+checks that every batch size decodes the same tokens, bench_prefix.py that the prompt-prefix cache
+does, bench_vs_official.py alternates its sides and
 records the load, and runs an older revision on that revision's own BLAS router."""
 
 import json
@@ -199,3 +200,15 @@ def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_na
     env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
     assert env["PYTHONPATH"] == str(older)
     assert env["LD_PRELOAD"].split(":")[0] in LIBRARIES["openblas"]
+
+
+def test_quick_prefix_cache_benchmark_prints_a_row_per_context_with_identical_tokens(tmp_path):
+    command = [sys.executable, str(ROOT / "scripts" / "bench_prefix.py"), "--quick", "--cache-dir", str(tmp_path)]
+    done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert done.returncode == 0, f"bench_prefix.py --quick failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith(("| 0 |", "| 200 |"))]
+    assert [row[0].strip() for row in rows] == ["0", "200"], done.stdout
+    for row in rows:
+        assert row[-1].strip() == "yes", f"tokens differ with the prefix cache: {row}"
+        assert all(float(cell.split()[0]) > 0 for cell in row[1:5]), f"timings must be positive: {row}"
+    assert "3 chunks" in done.stdout and "load average" in done.stdout, done.stdout
