@@ -117,7 +117,8 @@ def decode_batch(
     model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
 ) -> list[Decoding]:
     """Greedy decoding of several rows together, each from its own embeddings [1, L_b, hidden] on its
-    own cache until its own `rules` say stop; returns each row's Decoding."""
+    own cache until its own `rules` say stop; returns each row's Decoding. A row's cache may already
+    hold the start of its prompt (a prompt head, prefix_cache.py): its embeddings are then the rest."""
     for _ in decode_steps(model, embeddings, caches, rules):
         pass
     return [r.result for r in rules]

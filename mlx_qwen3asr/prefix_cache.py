@@ -3,7 +3,7 @@
     context -> prompt_head ids [P] (system turn with the context, the user turn's opening,
                <|audio_start|>) -> embeddings [1, P, hidden] -> decoder (generate.prefill)
             -> keys/values per layer [1, kv_heads, P, head_dim], kept in an LRU bounded in bytes
-    PrefixCache.cache(context, room) -> a KVCache per layer holding a copy of them (KVCache.copy);
+    PrefixCache.cache(context, prompt_length) -> a KVCache per layer holding a copy of them (KVCache.copy);
     the decode then prefills only the rest of its prompt (audio + tail) on top of it.
 
 Every chunk of a file, every batch row, every live utterance and every server request with the same
@@ -42,10 +42,11 @@ class PrefixCache:
         self._heads: OrderedDict[str, list[KVCache]] = OrderedDict()
         self.hits = self.misses = self.nbytes = 0  # nbytes: held by the stored heads
 
-    def cache(self, context: str = "", room: int = 0) -> list[KVCache]:
+    def cache(self, context: str = "", prompt_length: int = 0) -> list[KVCache]:
         """A cache of its own (one KVCache per layer) holding the keys and values of
-        prompt_head(context), with storage for `room` more tokens."""
-        return [layer.copy(room) for layer in self.head(context)]
+        prompt_head(context), its storage allocated for a prompt of `prompt_length` tokens."""
+        head = self.head(context)
+        return [layer.copy(max(0, prompt_length - layer.offset)) for layer in head]
 
     def head(self, context: str = "") -> list[KVCache]:
         """The stored keys and values of prompt_head(context), computed on first use. Read only:

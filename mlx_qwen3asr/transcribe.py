@@ -65,7 +65,11 @@ def transcribe_chunks(
         prompt = model.embed(
             mx.array(build_prompt(model.tokenizer, f.shape[0], options[i].context, options[i].language)), f
         )
-        cache = prefixes.cache(options[i].context, room=prompt.shape[1]) if prefixes is not None else model.make_cache()
+        cache = (
+            prefixes.cache(options[i].context, prompt_length=prompt.shape[1])
+            if prefixes is not None
+            else model.make_cache()
+        )
         embeddings.append(prompt[:, cache[0].offset :])
         caches.append(cache)
     eos = model.tokenizer.eos_token_ids

@@ -81,7 +81,7 @@ def prefill_all(model, prompts: list[mx.array], context: str, cache_on: bool) ->
     """Every chunk's prompt prefilled, as transcribe_chunks prefills them."""
     prefixes = PrefixCache(model) if cache_on else None
     for prompt in prompts:
-        cache = prefixes.cache(context, room=prompt.shape[1]) if cache_on else model.make_cache()
+        cache = prefixes.cache(context, prompt_length=prompt.shape[1]) if cache_on else model.make_cache()
         prefill(model, prompt[:, cache[0].offset :], cache)
 
 

@@ -64,7 +64,7 @@ def test_the_heads_keys_and_values_alone_agree_with_those_inside_the_whole_promp
 def test_each_decode_gets_a_copy_of_its_own_and_the_stored_head_never_changes(tiny_model):
     prefixes = PrefixCache(tiny_model)
     stored = [np.array(layer.keys[..., : layer.offset, :]) for layer in prefixes.head("Names: Qwen")]
-    first, second = prefixes.cache("Names: Qwen", room=40), prefixes.cache("Names: Qwen")
+    first, second = prefixes.cache("Names: Qwen", prompt_length=60), prefixes.cache("Names: Qwen")
     layer = first[0]
     layer.trim(2)
     junk = mx.ones((1, layer.keys.shape[1], 30, layer.keys.shape[3]))
