@@ -135,7 +135,7 @@ def main() -> None:
         e_off, e_on = statistics.median(off["end2end"]), statistics.median(on["end2end"])
         same = "yes" if off["tokens"] == on["tokens"] else "NO"
         print(
-            f"| {size} | {p_off:.1f} s | {p_on:.1f} s | {e_off:.1f} s | {e_on:.1f} s | {e_off / e_on:.2f}x | {same} |"
+            f"| {size} | {p_off:.2f} s | {p_on:.2f} s | {e_off:.2f} s | {e_on:.2f} s | {e_off / e_on:.2f}x | {same} |"
         )
     print(load_line(), "(after)")
 
