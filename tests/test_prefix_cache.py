@@ -17,7 +17,6 @@ from mlx_qwen3asr.generate import prefill
 from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.streaming import StreamingOptions
-from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr.tokenizer import build_prompt, prompt_head
 
 LONG_CONTEXT = "Names: Qwen, MLX, Zürich, Tongyi, DashScope. Topic: speech recognition on MLX. " * 12  # ~290 tokens
@@ -146,8 +145,7 @@ def test_a_live_session_gives_the_same_events_with_the_prefix_cache_on_and_off(t
     events = {}
     for prefix_cache in (True, False):
         clock = FakeClock()
-        engine = make_engine(tiny_model, "streaming", options, prefix_cache=prefix_cache)
-        live = mq.LiveSession(None, options, engine=engine, clock=clock)
+        live = mq.LiveSession(tiny_model, options, prefix_cache=prefix_cache, clock=clock)
         got = []
         for i in range(0, len(audio), 1600):
             clock.now = (i + 1600) / SR
@@ -155,7 +153,7 @@ def test_a_live_session_gives_the_same_events_with_the_prefix_cache_on_and_off(t
         got += live.finish()
         events[prefix_cache] = [(e.type, e.text, e.start, e.end) for e in got]
         if prefix_cache:
-            assert engine.prefixes.misses == 1, "every utterance and partial takes the one head"
+            assert live.engine.prefixes.misses == 1, "every utterance and partial takes the one head"
     commits = [e for e in events[True] if e[0] == "commit"]
     assert len(commits) == 3 and all(text for _, text, _, _ in commits), commits
     assert any(e[0] == "partial" for e in events[True]), "no partials"
