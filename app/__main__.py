@@ -23,7 +23,13 @@ def main(argv=None) -> int:
         from mlx_qwen3asr.options import DecodeOptions
 
         try:  # what every decode is asked, checked once here
-            args.decode_options = DecodeOptions(args.language, args.context, args.max_new_tokens)
+            args.decode_options = DecodeOptions.from_files(
+                args.language,
+                args.context,
+                args.max_new_tokens,
+                context_file=args.context_file,
+                hotwords_file=args.hotwords,
+            )
         except (TypeError, ValueError) as e:
             raise AppError(str(e)) from e
         from .session import run

@@ -27,6 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
     p.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
+    p.add_argument("--context-file", default=None, metavar="FILE", help="the context's text from FILE (UTF-8)")
+    p.add_argument(
+        "--hotwords", default=None, metavar="FILE", help="terms to recognise, one a line, added to the context"
+    )
     add_input_options(p.add_argument_group("input"))
     add_output_options(p.add_argument_group("output"))
     add_decoding_options(p.add_argument_group("segmenting and decoding"))

@@ -138,16 +138,19 @@ def _load(
         aligner = load_model(args.aligner, args.dtype, say, convert=False)
     say(f"[{stages}/{stages}] warming up (one short decode)")
     partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
-    live = LiveSession(
-        model,
-        args.decode_options,
-        pause=args.pause,
-        max_utterance=args.max_utterance,
-        partials=partials,
-        refresh_every=args.refresh,
-        channels_last=True,
-        stats=stats,
-    )
+    try:
+        live = LiveSession(
+            model,
+            args.decode_options,
+            pause=args.pause,
+            max_utterance=args.max_utterance,
+            partials=partials,
+            refresh_every=args.refresh,
+            channels_last=True,
+            stats=stats,
+        )
+    except ValueError as e:  # a context over the model's limit
+        raise AppError(str(e)) from e
     live.warm_up()
     return live, aligner
 

@@ -1,5 +1,5 @@
-"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [-f FMT] [-o DIR]
-[--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see mlx_qwen3asr/server).
+"""Command line: `python -m mlx_qwen3asr FILE... [--model M] [--language L] [--context T] [--context-file F]
+[--hotwords F] [-f FMT] [-o DIR] [--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see mlx_qwen3asr/server).
 
 Prints each transcript. With -o DIR the inputs may also be folders (searched for audio) and
 @manifests, and the run is files.transcribe_files': one file per input and -f format mirrored under
@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
     parser.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
     parser.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
+    parser.add_argument("--context-file", default=None, metavar="FILE", help="the context's text from FILE (UTF-8)")
+    parser.add_argument(
+        "--hotwords", default=None, metavar="FILE", help="terms to recognise, one a line, added to the context"
+    )
     parser.add_argument(
         "-f",
         "--format",
@@ -139,8 +143,9 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja)
+    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
         model.prompt_ids(0, options.context, options.language)
+        options.check_context(model.tokenizer)  # before any audio is read
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -258,7 +263,9 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
-    return DecodeOptions(args.language, args.context, args.max_new_tokens)
+    return DecodeOptions.from_files(
+        args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords_file=args.hotwords
+    )
 
 
 def write_result(file: str, output: str, several: bool) -> None:

@@ -104,6 +104,7 @@ def format_json(result: Transcription) -> str:
             "finish_reason": segment.finish_reason,
             "hit_token_budget": segment.hit_token_budget,
             "repetition_trimmed": segment.repetition_trimmed,
+            "context_echo": segment.context_echo,
             **({} if segment.words is None else {"words": [_word_json(w) for w in segment.words]}),
         }
         for segment in result.segments

@@ -117,7 +117,8 @@ def decode_batch(
     model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
 ) -> list[Decoding]:
     """Greedy decoding of several rows together, each from its own embeddings [1, L_b, hidden] on its
-    own cache until its own `rules` say stop; returns each row's Decoding."""
+    own cache until its own `rules` say stop; returns each row's Decoding. A row's cache may already
+    hold the start of its prompt (a prompt head, prefix_cache.py): its embeddings are then the rest."""
     for _ in decode_steps(model, embeddings, caches, rules):
         pass
     return [r.result for r in rules]
@@ -162,6 +163,15 @@ def decode_steps(
                     layer.filter(kept)
                 rows, next_y = [rows[i] for i in keep], next_y[kept]
             y = next_y
+
+
+@evaluated_on_two_streams
+def prefill(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache]) -> list[tuple[mx.array, mx.array]]:
+    """Run embeddings [1, L, hidden] through the decoder onto `cache`, choosing nothing: a prompt's
+    head computed once, whose keys and values many decodes then start from (prefix_cache.py).
+    Returns each layer's (keys, values), evaluated."""
+    model(embeddings, cache)
+    return [layer.state for layer in cache]
 
 
 def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:

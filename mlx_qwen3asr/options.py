@@ -2,13 +2,24 @@
 
 Built at the boundary (keyword arguments of `transcribe` / `StreamingTranscriber`, CLI and app
 flags, server fields) and passed down whole, so the layers below never re-check or re-normalise.
+
+The context is the model's system prompt: free text (names, terms, topic, earlier conversation).
+Users write it as text, a file (`--context-file`), or a hotword list (`--hotwords`, one term a
+line), which becomes one comma-separated line as in the official tooling's example
+(`-c "Qwen-ASR, DashScope, FFmpeg"`); the parts are joined by newlines. The official service
+documents contexts of up to 10,000 tokens: longer ones are refused before any audio is decoded
+(`DecodeOptions.check_context`).
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
 from typing import Optional, Union
 
-from .tokenizer import normalize_language
+from .tokenizer import Tokenizer, normalize_language
+
+MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwen3-ASR context
 
 
 def token_budget(seconds: float) -> int:
@@ -39,6 +50,57 @@ class DecodeOptions:
     def budget(self, seconds: float) -> int:
         """Tokens allowed for `seconds` of audio."""
         return self.max_new_tokens if self.max_new_tokens is not None else token_budget(seconds)
+
+    @classmethod
+    def from_files(
+        cls,
+        language: Optional[str] = None,
+        context: Optional[str] = "",
+        max_new_tokens: Optional[int] = None,
+        *,
+        context_file: Optional[PathLike] = None,
+        hotwords_file: Optional[PathLike] = None,
+    ) -> "DecodeOptions":
+        """Options whose context is `context`, then the text of `context_file`, then the terms of
+        `hotwords_file` (one a line) as one comma-separated line, joined by newlines. A file that
+        cannot be read raises ValueError naming it."""
+        parts = [context or ""]
+        if context_file is not None:
+            parts.append(read_text(context_file, "--context-file").strip())
+        if hotwords_file is not None:
+            parts.append(hotwords_context(read_hotwords(hotwords_file)))
+        return cls(language, "\n".join(part for part in parts if part), max_new_tokens)
+
+    def check_context(self, tokenizer: Tokenizer) -> None:
+        """ValueError (one line) when the context is longer than MAX_CONTEXT_TOKENS tokens."""
+        tokens = len(tokenizer.encode(self.context)) if self.context else 0
+        if tokens > MAX_CONTEXT_TOKENS:
+            raise ValueError(
+                f"the context is {tokens} tokens; the model takes at most {MAX_CONTEXT_TOKENS}: "
+                "shorten it (or the hotword list)"
+            )
+
+
+def read_text(path: PathLike, what: str) -> str:
+    """A UTF-8 text file's content; ValueError naming the file and the fix when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{what} {path} is not UTF-8 text: save it as UTF-8") from e
+    except OSError as e:
+        raise ValueError(f"{what} {path} cannot be read ({e.strerror or e}): pass a readable text file") from e
+
+
+def read_hotwords(path: PathLike) -> list[str]:
+    """The terms of a hotword file: one a line, surrounding spaces and blank lines dropped, the
+    first of repeated terms kept."""
+    terms = (line.strip() for line in read_text(path, "--hotwords").splitlines())
+    return list(dict.fromkeys(term for term in terms if term))
+
+
+def hotwords_context(terms: Sequence[str]) -> str:
+    """The context for a hotword list: the terms in order, comma-separated ("Qwen, MLX, Zürich")."""
+    return ", ".join(term.strip() for term in terms if term.strip())
 
 
 def options_per_input(

@@ -28,6 +28,9 @@ class Segment(FinishFlags):
     token_ids: list[int] = field(default_factory=list)  # generated ids, language header included
     finish_reason: FinishReason = "stop"  # "stop" (end-of-text), "length" (token budget), "repetition"
     words: Optional[list[Word]] = None  # with transcribe(..., aligner=): times in the whole input
+    # the decoded text only repeated the context over audio without speech, so text is "" (echo.py);
+    # token_ids keep what was decoded
+    context_echo: bool = False
 
 
 @dataclass
@@ -47,3 +50,8 @@ class Transcription:
     @property
     def repetition_trimmed(self) -> bool:
         return any(s.repetition_trimmed for s in self.segments)
+
+    @property
+    def context_echo(self) -> bool:
+        """Some segment's text was dropped as an echo of the context (see Segment.context_echo)."""
+        return any(s.context_echo for s in self.segments)

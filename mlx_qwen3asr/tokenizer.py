@@ -2,6 +2,7 @@
 
     checkpoint folder (vocab.json, merges.txt, tokenizer_config.json) -> Tokenizer
     build_prompt(tokenizer, n_audio_tokens, context, language) -> prompt ids (audio pads inside)
+        = prompt_head(context) + audio pads + prompt_tail(language)
     generated ids -> Tokenizer.decode -> "language English<asr_text>Hello." -> parse_output
                                                                    -> ("English", "Hello.")
 
@@ -219,26 +220,42 @@ def _generation_eos(folder: Path) -> Optional[tuple[int, ...]]:
 def build_prompt(
     tokenizer: Tokenizer, n_audio_tokens: int, context: str = "", language: Optional[str] = None
 ) -> list[int]:
-    """Prompt ids exactly as the official processor makes them (its chat template, then encode).
+    """Prompt ids exactly as the official processor makes them (its chat template, then encode):
+    prompt_head(context) + n_audio_tokens audio pads + prompt_tail(language).
 
-    `language` is a canonical name (see DecodeOptions) or None.
+    The official processor tokenizes the whole rendered string; splitting at the audio tokens is
+    safe because text never merges across an added token.
+    """
+    return (
+        prompt_head(tokenizer, context) + [tokenizer.audio_pad_id] * n_audio_tokens + prompt_tail(tokenizer, language)
+    )
 
-    The official processor tokenizes the whole rendered string, so the context is not encoded on
-    its own: "system\\n" + context form one piece of text (a leading newline in the context merges
-    with the one after "system"), special-token strings written in the context ("<|im_end|>")
-    become those tokens, and the context is NFC-normalized like all text. Splitting at the audio
-    tokens is safe: text never merges across an added token. A context holding the audio pad
-    token is refused; the official processor fails on it (one audio, two pad placeholders).
+
+def prompt_head(tokenizer: Tokenizer, context: str = "") -> list[int]:
+    """The prompt's ids before the audio: the system turn holding the context, the user turn's
+    opening, <|audio_start|>. The same for every audio given that context (prefix_cache.py keeps
+    their keys and values).
+
+    The context is not encoded on its own: "system\\n" + context form one piece of text (a leading
+    newline in the context merges with the one after "system"), special-token strings written in
+    the context ("<|im_end|>") become those tokens, and the context is NFC-normalized like all text.
+    A context holding the audio pad token is refused; the official processor fails on it (one
+    audio, two pad placeholders).
     """
     if tokenizer.audio_token in context:
         raise ValueError(f"context must not contain {tokenizer.audio_token!r}: remove it")
+    return tokenizer.encode(f"<|im_start|>system\n{context}<|im_end|>\n<|im_start|>user\n{tokenizer.audio_bos_token}")
+
+
+def prompt_tail(tokenizer: Tokenizer, language: Optional[str] = None) -> list[int]:
+    """The prompt's ids after the audio: <|audio_end|>, the assistant turn's opening and, with a
+    forced `language` (a canonical name, see DecodeOptions), its "language X<asr_text>" header."""
     if language is not None and normalize_language(language) != language:  # unsupported ones raise here
         raise ValueError(f"language {language!r} is not in canonical form: pass {normalize_language(language)!r}")
-    head = f"<|im_start|>system\n{context}<|im_end|>\n<|im_start|>user\n{tokenizer.audio_bos_token}"
     tail = f"{tokenizer.audio_eos_token}<|im_end|>\n<|im_start|>assistant\n"
     if language:
         tail += f"{_LANGUAGE_PREFIX}{language}{ASR_TEXT_TAG}"
-    return tokenizer.encode(head) + [tokenizer.audio_pad_id] * n_audio_tokens + tokenizer.encode(tail)
+    return tokenizer.encode(tail)
 
 
 def _repeated_pattern_length(text: str, start: int, threshold: int) -> int:

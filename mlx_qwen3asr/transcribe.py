@@ -8,6 +8,7 @@ in batches.
        pass for the wave -> a prompt per chunk (model.prompt_ids: its input's context and forced language)
        -> greedy decode, the wave's rows together (generate.decode_batch)
        -> the answer parsed into (language, text) by the model (Qwen3-ASR: "language X<asr_text>text")
+       -> text that only repeats the context over audio without speech: "" (echo.py)
     -> per input: texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
     -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
@@ -28,10 +29,12 @@ from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
+from .echo import is_context_echo
 from .generate import StopRules, decode_batch
 from .memory import memory_size
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
+from .prefix_cache import PrefixCache, prefix_cache_for
 from .result import Segment, Transcription
 from .tokenizer import is_space_delimited
 
@@ -44,26 +47,41 @@ MAX_BATCH_SIZE = 16
 BATCH_MEMORY_SHARE = 0.25  # the KV caches of a full batch may take at most this share of memory
 
 
-def transcribe_chunks(model: Qwen3ASR, waves: Sequence[np.ndarray], options: Sequence[DecodeOptions]) -> list[Segment]:
+def transcribe_chunks(
+    model: Qwen3ASR,
+    waves: Sequence[np.ndarray],
+    options: Sequence[DecodeOptions],
+    prefixes: Optional[PrefixCache] = None,
+) -> list[Segment]:
     """Chunks of up to ~30 s decoded together, each with its own options; each row's tokens are
-    those it gets alone. start/end are relative to each chunk."""
+    those it gets alone. start/end are relative to each chunk. With `prefixes`, each row starts
+    from a copy of its context's prompt head and prefills only its audio and tail."""
     segments = [Segment(0.0, len(w) / SAMPLE_RATE, "", o.language or "") for w, o in zip(waves, options)]
     rows = [i for i, w in enumerate(waves) if has_speech(w)]
     if not rows:
         return segments
     features = encode_audios(model, [waves[i] for i in rows])
-    embeddings = [
-        model.embed(mx.array(model.prompt_ids(f.shape[0], options[i].context, options[i].language)), f)
-        for i, f in zip(rows, features)
-    ]
+    embeddings, caches = [], []
+    for i, f in zip(rows, features):
+        ids = model.prompt_ids(f.shape[0], options[i].context, options[i].language)
+        prompt = model.embed(mx.array(ids), f)
+        cache = (
+            prefixes.cache(options[i].context, options[i].language, prompt_length=len(ids))
+            if prefixes is not None
+            else model.make_cache()
+        )
+        embeddings.append(prompt[:, cache[0].offset :])  # a cached head: only the audio and the tail
+        caches.append(cache)
     eos = model.tokenizer.eos_token_ids
     rules = [StopRules(eos, options[i].budget(segments[i].end)) for i in rows]
-    results = decode_batch(model, embeddings, [model.make_cache() for _ in rows], rules)
+    results = decode_batch(model, embeddings, caches, rules)
     for i, result in zip(rows, results):
         segment = segments[i]
         raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         segment.language, segment.text = model.parse_output(raw, forced_language=options[i].language)
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
+        if is_context_echo(segment.text, options[i].context, waves[i]):  # echo.py: never silently
+            segment.text, segment.context_echo = "", True
     return segments
 
 
@@ -119,6 +137,7 @@ def transcribe(
     options: Optional[DecodeOptions] = None,
     on_progress: Optional[Callable[[float], None]] = None,
     aligner: Optional[ForcedAligner] = None,
+    prefix_cache: Union[PrefixCache, bool] = True,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -132,6 +151,9 @@ def transcribe(
     (array, rate) pair) says otherwise; 44.1 kHz audio taken as 16 kHz is heard 2.76x slowed down,
     with no error. Files carry their own rate.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
+    `prefix_cache`: the prompt's head (system turn with the context) computed once for all chunks
+    (True), never (False: every chunk prefills its whole prompt; the same tokens), or kept across
+    calls in a `PrefixCache(model)` (live sessions and the server pass theirs).
     """
     return transcribe_batch(
         [audio],
@@ -145,6 +167,7 @@ def transcribe(
         options=options,
         on_progress=on_progress,
         aligner=aligner,
+        prefix_cache=prefix_cache,
     )[0]
 
 
@@ -162,6 +185,7 @@ def transcribe_batch(
     on_progress: Optional[Callable[[float], None]] = None,
     on_segment: Optional[Callable[[int, Segment], None]] = None,
     aligner: Optional[ForcedAligner] = None,
+    prefix_cache: Union[PrefixCache, bool] = True,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
@@ -170,13 +194,15 @@ def transcribe_batch(
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
-    the aligner runs once all are decoded). `aligner`: as in `transcribe`, for every input.
+    the aligner runs once all are decoded). `aligner`, `prefix_cache`: as in `transcribe`, for
+    every input (inputs with the same context share its prompt head).
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
     for each in set(per_input):  # a language or context this model's prompt cannot take: refused before any work
         model.prompt_ids(0, each.context, each.language)
+        each.check_context(model.tokenizer)  # the context's length in tokens
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
     if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
@@ -184,12 +210,13 @@ def transcribe_batch(
     batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    prefixes = prefix_cache_for(model, prefix_cache)
     waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
     work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds)]
     segments: list[list[Segment]] = [[] for _ in waves]
     for first in range(0, len(work), batch_size):
         batch = work[first : first + batch_size]
-        decoded = transcribe_chunks(model, [chunk for *_, chunk in batch], [per_input[i] for i, *_ in batch])
+        decoded = transcribe_chunks(model, [chunk for *_, chunk in batch], [per_input[i] for i, *_ in batch], prefixes)
         for (i, start, _, _), segment in zip(batch, decoded):
             offset, total = start / SAMPLE_RATE, len(waves[i]) / SAMPLE_RATE
             segment.start, segment.end = offset, offset + min(segment.end, total - offset)

@@ -1,7 +1,7 @@
 """The benchmarks' quick lanes run end to end, as the README runs them (`python -m scripts.bench.NAME`
 from the repository root): overhead writes a JSON report with positive timings for float32 and the
 4-bit recipe, changes prints every change's before/after, batch checks that every batch size decodes
-the same tokens, vs_official alternates its sides and records the load, and runs an older revision
+the same tokens, prefix that the prompt-prefix cache does, vs_official alternates its sides and records the load, and runs an older revision
 on that revision's own BLAS router."""
 
 import json
@@ -144,3 +144,13 @@ def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_na
     env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
     assert env["PYTHONPATH"].split(os.pathsep) == [str(older), str(ROOT)], "its package first, then scripts"
     assert env["LD_PRELOAD"].split(":")[0] in LIBRARIES["openblas"]
+
+
+def test_quick_prefix_cache_benchmark_prints_a_row_per_context_with_identical_tokens(tmp_path):
+    done = bench("prefix", "--quick", "--cache-dir", str(tmp_path))
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith(("| 0 |", "| 200 |"))]
+    assert [row[0].strip() for row in rows] == ["0", "200"], done.stdout
+    for row in rows:
+        assert row[-1].strip() == "yes", f"tokens differ with the prefix cache: {row}"
+        assert all(float(cell.split()[0]) > 0 for cell in row[1:5]), f"timings must be positive: {row}"
+    assert "3 chunks" in done.stdout and "load average" in done.stdout, done.stdout

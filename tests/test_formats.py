@@ -50,7 +50,8 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "language": "English",
       "finish_reason": "stop",
       "hit_token_budget": false,
-      "repetition_trimmed": false
+      "repetition_trimmed": false,
+      "context_echo": false
     },
     {
       "start": 4.2,
@@ -59,7 +60,8 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "language": "",
       "finish_reason": "stop",
       "hit_token_budget": false,
-      "repetition_trimmed": false
+      "repetition_trimmed": false,
+      "context_echo": false
     },
     {
       "start": 3599.5,
@@ -68,7 +70,8 @@ def test_json_lists_every_segment_with_its_flags_and_keeps_non_ascii():
       "language": "German",
       "finish_reason": "repetition",
       "hit_token_budget": false,
-      "repetition_trimmed": true
+      "repetition_trimmed": true,
+      "context_echo": false
     }
   ]
 }

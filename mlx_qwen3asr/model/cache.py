@@ -67,6 +67,24 @@ class KVCache:
         self.offset -= n
         return n
 
+    def copy(self, room: int = 0) -> "KVCache":
+        """A cache of its own holding the same tokens (writing to one never changes the other), with
+        storage allocated now for `room` more tokens, so the next prefill does not grow it."""
+        other = KVCache()
+        if self.keys is not None and self.offset:
+            capacity = _capacity(self.offset + room, self.step)
+            other.keys = _allocate(self.keys, self.keys.shape[0], capacity)
+            other.values = _allocate(self.values, self.values.shape[0], capacity)
+            other.keys[..., : self.offset, :] = self.keys[..., : self.offset, :]
+            other.values[..., : self.offset, :] = self.values[..., : self.offset, :]
+            other.offset = self.offset
+        return other
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the keys and values held (the storage allocated, spare room included)."""
+        return 0 if self.keys is None else self.keys.nbytes + self.values.nbytes
+
     @property
     def state(self) -> tuple[mx.array, mx.array]:
         return self.keys, self.values

@@ -62,6 +62,13 @@ class Qwen3ASR(nn.Module):
         """The official prompt around n_audio audio pads (tokenizer.build_prompt)."""
         return build_prompt(self.tokenizer, n_audio, context, language)
 
+    def prompt_parts(self, context: str = "", language: Optional[str] = None) -> tuple[list[int], list[int]]:
+        """The prompt's ids before its audio pads (the head: the same for every audio with this context
+        and language; prefix_cache.py keeps its keys and values) and after them (the tail)."""
+        ids = self.prompt_ids(1, context, language)
+        pad = ids.index(self.args.audio_token_id)
+        return ids[:pad], ids[pad + 1 :]
+
     def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
         """(language, text) of a decoded answer "language X<asr_text>text" (tokenizer.parse_output)."""
         return parse_output(raw, forced_language)

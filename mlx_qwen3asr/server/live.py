@@ -37,6 +37,7 @@ from mlx_qwen3asr.streaming.segmenter import (
 
 from .errors import APIError
 from .languages import resolve_language
+from .routes import checked_prompt
 from .worker import ModelWorker
 
 ENCODINGS = {"pcm16": np.dtype("<i2"), "float32": np.dtype("<f4")}
@@ -96,6 +97,7 @@ def live_options(query, state) -> LiveOptions:
         _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
     )
     state.checked(options.prompt, options.language)
+    checked_prompt(state, mq.DecodeOptions(options.language, options.prompt))  # its length in tokens
     return options
 
 
@@ -115,11 +117,14 @@ def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
-def make_session(model: mq.Qwen3ASR, options: LiveOptions, server_cap: Optional[int]):
+def make_session(model: mq.Qwen3ASR, options: LiveOptions, server_cap: Optional[int], prefixes):
+    """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap)
     if options.engine == "window":
-        return WindowSession(model, decode)
-    return LiveSession(model, decode, pause=options.pause, max_utterance=options.max_utterance)
+        return WindowSession(model, decode, prefix_cache=prefixes or False)
+    return LiveSession(
+        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False
+    )
 
 
 class LiveConnection:
@@ -138,7 +143,7 @@ class LiveConnection:
             {"type": "session.created", "sample_rate": mq.SAMPLE_RATE, "encoding": o.encoding, "language": o.language,
              "engine": o.engine, "pause": o.pause, "max_utterance": o.max_utterance}
         )  # fmt: skip
-        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap))
+        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)

@@ -53,7 +53,7 @@ async def transcriptions(request: Request) -> Response:
     fields = await read_request(request, state.has_aligner)
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
     duration = len(wave) / mq.SAMPLE_RATE
-    options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens)
+    options = checked_prompt(state, mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens))
     state.checked(options.context, options.language)
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
@@ -70,6 +70,16 @@ async def transcriptions(request: Request) -> Response:
     finally:
         watch.close()
     return render(result, fields.response_format, duration, fields.words)
+
+
+def checked_prompt(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
+    """`options` when its context (the `prompt` field) fits the model, else APIError 400 saying so."""
+    if state.worker.models is not None:  # None only on the fake engine of the queue tests
+        try:
+            options.check_context(state.worker.models.asr.tokenizer)
+        except ValueError as e:
+            raise APIError(400, f"`prompt`: {e}", param="prompt") from e
+    return options
 
 
 def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:

@@ -19,6 +19,7 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
+from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
 
 from .transcription import ServedModels
 
@@ -50,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     add("--max-live-sessions", type=int, default=8, help="WebSocket sessions at once")
     add("--max-upload-mb", type=float, default=25.0, help="larger uploads get 413 (default 25, as OpenAI)")
     add("--max-new-tokens", type=int, default=None, help="token cap per decoded chunk (default: by duration)")
+    add(
+        "--prefix-cache-mb",
+        type=float,
+        default=DEFAULT_MAX_BYTES / 2**20,
+        help="memory for prompt heads kept by context, least recently used dropped (default 1024; 0: none kept)",
+    )
     add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     return parser
 
@@ -62,23 +69,30 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
         return "--batch-size and --max-queue must be at least 1, --max-upload-mb above 0"
     if args.max_new_tokens is not None and args.max_new_tokens < 1:
         return "--max-new-tokens must be at least 1"
+    if args.prefix_cache_mb < 0:
+        return "--prefix-cache-mb must be 0 or more"
     return None
 
 
-def load_and_warm(model_path: str, dtype: Optional[str], aligner_path: Optional[str] = None) -> ServedModels:
-    """Runs on the worker thread: the first request then pays no compile or allocation cost."""
-    model, aligner = mq.load(model_path, dtype=dtype), None
+def load_and_warm(
+    model_path: str, dtype: Optional[str], aligner_path: Optional[str] = None, prefix_bytes: int = DEFAULT_MAX_BYTES
+) -> ServedModels:
+    """Runs on the worker thread: the first request then pays no compile or allocation cost (and
+    finds the prompt head without a context already computed)."""
+    model = mq.load(model_path, dtype=dtype)
     if not isinstance(model, mq.Qwen3ASR):
         raise ValueError(f"--model {model_path} is not a speech recognition model (a forced aligner? use --aligner)")
+    served = ServedModels(model, prefix_bytes=prefix_bytes)
     noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
-    mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS)
-    mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS)).warm_up()  # the live path too
+    mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
+    live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes)
+    live.warm_up()  # the live path too
     if aligner_path is not None:
-        aligner = mq.load(aligner_path, dtype=dtype)
-        if not isinstance(aligner, mq.ForcedAligner):
+        served.aligner = mq.load(aligner_path, dtype=dtype)
+        if not isinstance(served.aligner, mq.ForcedAligner):
             raise ValueError(f"--aligner {aligner_path} is not a forced aligner (Qwen/Qwen3-ForcedAligner-0.6B)")
-        mq.align(noise, "warm up", aligner, "English")
-    return ServedModels(model, aligner)
+        mq.align(noise, "warm up", served.aligner, "English")
+    return served
 
 
 @releases_mlx_streams
@@ -103,7 +117,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     started = time.perf_counter()
     worker = ModelWorker(
-        lambda: load_and_warm(args.model, args.dtype, args.aligner),
+        lambda: load_and_warm(args.model, args.dtype, args.aligner, int(args.prefix_cache_mb * 2**20)),
         batch_size=args.batch_size,
         max_queue=args.max_queue,
     )

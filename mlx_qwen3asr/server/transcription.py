@@ -1,7 +1,8 @@
 """The server's model calls: a batch of file jobs -> transcriptions, in ONE engine call.
 
 [FileJob(wave, DecodeOptions, words, on_segment)]
-  -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave)
+  -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave,
+                         the server's PrefixCache: a context's prompt head computed once)
        each finished segment -> its job's on_segment (a streamed file's SSE deltas)
        after each wave -> between_waves() (the worker runs waiting live steps there)
   -> jobs that asked for words: mq.align_segments with the --aligner model
@@ -9,20 +10,28 @@
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
 
 
 @dataclass
 class ServedModels:
-    """What the worker thread owns: the speech model, and the forced aligner when --aligner names one."""
+    """What the worker thread owns: the speech model, the forced aligner when --aligner names one,
+    and the speech model's prompt heads by context (an LRU of at most `prefix_bytes`, --prefix-cache-mb):
+    every file request and live session with a context already seen skips its prefill."""
 
     asr: mq.Qwen3ASR
     aligner: Optional[mq.ForcedAligner] = None
+    prefix_bytes: int = DEFAULT_MAX_BYTES
+    prefixes: PrefixCache = field(init=False)
+
+    def __post_init__(self):
+        self.prefixes = PrefixCache(self.asr, self.prefix_bytes)
 
 
 @dataclass
@@ -45,7 +54,7 @@ def transcribe_many(
 
     results = mq.transcribe_batch(
         [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
-        on_segment=segment_done, on_progress=lambda seconds: between_waves(),
+        on_segment=segment_done, on_progress=lambda seconds: between_waves(), prefix_cache=models.prefixes,
     )  # fmt: skip
     for job, result in zip(jobs, results):
         if job.words:

@@ -109,6 +109,8 @@ class ModelWorker:
         with self._wake:
             queued = {"queued_jobs": len(self._files), "open_requests": self._open_requests,
                       "live_steps_waiting": len(self._live)}  # fmt: skip
+        if isinstance(self.models, ServedModels):  # the prompt heads kept by context
+            queued["prefix_cache"] = self.models.prefixes.stats()
         return {**queued, **self.counts}
 
     def _run(self) -> None:

@@ -31,7 +31,7 @@ Decisions depend on sample counts only, never on a clock or on how the audio was
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from ..audio.samples import SampleStream
 from ..audio.vad import DEAD_PEAK
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
+from ..prefix_cache import PrefixCache
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -64,6 +65,7 @@ class LiveSession:
         refresh_every: float = REFRESH_SECONDS,
         sample_rate: int = RATE,
         channels_last: bool = False,
+        prefix_cache: Union[PrefixCache, bool] = True,
         engine: Optional[UtteranceEngine] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
@@ -74,13 +76,16 @@ class LiveSession:
         `feed(block, rate=...)` overrides it for one block (a device reopened at another rate).
         channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
         else the layout rule of audio/samples.py decides.
+        prefix_cache: the prompt head's keys and values for every partial and final: computed once
+        for the session (True), never (False), or from a shared PrefixCache (a server's).
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
         if partials not in ("streaming", "offline", "off"):
             raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
         if engine is None:
             if model is None:
                 raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
-            engine = make_engine(model, "offline" if partials == "off" else partials, options)
+            options.check_context(model.tokenizer)
+            engine = make_engine(model, "offline" if partials == "off" else partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
         self.segmenter = Segmenter(pause, max_utterance)
         self.refresh_every = None if partials == "off" else refresh_every

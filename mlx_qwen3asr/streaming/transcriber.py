@@ -28,7 +28,7 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
@@ -38,6 +38,7 @@ from ..audio.vad import VoiceActivity
 from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions, token_budget
+from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
@@ -104,6 +105,7 @@ class StreamingTranscriber:
         max_prefix_tokens: int = 150,
         rollback_tokens: int = 5,
         tuning: StreamingTuning = StreamingTuning(),
+        prefix_cache: Union[PrefixCache, bool] = True,
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
@@ -113,6 +115,9 @@ class StreamingTranscriber:
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
         tuning: the optimisations' switches and a token cap per run (tests and benchmarks).
+        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (True:
+        computed once for this session; False: prefilled within the session's first prompt and kept
+        when kv_reuse is on, within every prompt when it is off; a PrefixCache: shared with others).
         engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
         """
         if chunk_seconds < 0.5:
@@ -127,9 +132,11 @@ class StreamingTranscriber:
         if engine is None:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
+            self.decode_options.check_context(model.tokenizer)
             engine = WindowDecoder(
                 model, self.decode_options, encoder_cache=tuning.encoder_cache,
                 kv_reuse=tuning.kv_reuse, draft=tuning.draft, stop_loops=tuning.stop_loops,
+                prefixes=prefix_cache_for(model, prefix_cache),
             )  # fmt: skip
         self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))

@@ -21,15 +21,16 @@ the encoder's new windows and one forward pass instead of one decoder step per t
 in docs/live.md). Utterances transcribe would split (over 30 s) or skip (no speech) go to it.
 """
 
-from typing import Optional, Protocol
+from typing import Optional, Protocol, Union
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
+from ..echo import is_context_echo
 from ..generate import Decoding
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
-from ..tokenizer import parse_output
+from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..transcribe import CHUNK_SECONDS, has_speech, transcribe
 from .transcriber import StreamingTranscriber, StreamingTuning
 
@@ -57,11 +58,17 @@ class UtteranceEngine(Protocol):
 
 
 class OfflineEngine:
-    """Partials and finals both from `transcribe` on the whole utterance so far."""
+    """Partials and finals both from `transcribe` on the whole utterance so far.
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
+    prefix_cache: the prompt head's keys and values computed once for the session (True), never
+    (False), or taken from a shared PrefixCache; every utterance (and partial) starts from them."""
+
+    def __init__(
+        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+    ) -> None:
         self.model, self.options = model, options
         self.language = options.language or ""
+        self.prefixes = prefix_cache_for(model, prefix_cache)
         self._prepared: Optional[tuple[np.ndarray, str, str]] = None  # (audio, text, language)
 
     def prepare(self, audio: np.ndarray) -> Optional[str]:
@@ -80,7 +87,7 @@ class OfflineEngine:
         return self._final(audio)
 
     def _final(self, audio: np.ndarray) -> str:
-        result = transcribe(audio, self.model, options=self.options)
+        result = transcribe(audio, self.model, options=self.options, prefix_cache=self.prefixes or False)
         self.language = result.language or self.language
         return result.text
 
@@ -90,7 +97,7 @@ class OfflineEngine:
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
         options = DecodeOptions(self.options.language, self.options.context, max_new_tokens=2)
-        transcribe(warm_up_audio(), self.model, options=options)
+        transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes or False)
 
 
 class StreamingEngine(OfflineEngine):
@@ -100,10 +107,16 @@ class StreamingEngine(OfflineEngine):
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
     """
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), reuse: bool = True) -> None:
+    def __init__(
+        self,
+        model: Qwen3ASR,
+        options: DecodeOptions = DecodeOptions(),
+        prefix_cache: Union[PrefixCache, bool] = True,
+        reuse: bool = True,
+    ) -> None:
         """reuse: finals verify the last partial as a draft and keep its encoder windows (the same
         text as without, less work); False decodes each final from scratch (for benchmarks)."""
-        super().__init__(model, options)
+        super().__init__(model, options, prefix_cache)
         self.reuse = reuse
         self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
         self._stream = StreamingTranscriber(
@@ -112,6 +125,7 @@ class StreamingEngine(OfflineEngine):
             options.context,
             chunk_seconds=STREAM_CHUNK_SECONDS,
             tuning=StreamingTuning(max_new_tokens=options.max_new_tokens),
+            prefix_cache=self.prefixes or False,
         )
         self._fed = 0
 
@@ -139,7 +153,9 @@ class StreamingEngine(OfflineEngine):
         result = self._stream.decode_whole(audio, self.options.budget(len(audio) / RATE))
         self.last_final = result
         raw = self.model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
-        language, text = parse_output(raw, forced_language=self.options.language)  # as transcribe_chunks
+        language, text = self.model.parse_output(raw, forced_language=self.options.language)  # as transcribe_chunks
+        if is_context_echo(text, self.options.context, audio):  # as transcribe_chunks: the echo guard
+            text = ""
         self.language = language or self.language
         return text.strip()
 
@@ -154,10 +170,15 @@ class StreamingEngine(OfflineEngine):
 
 
 def make_engine(
-    model: Qwen3ASR, partials: str = "streaming", options: DecodeOptions = DecodeOptions(), reuse: bool = True
+    model: Qwen3ASR,
+    partials: str = "streaming",
+    options: DecodeOptions = DecodeOptions(),
+    prefix_cache: Union[PrefixCache, bool] = True,
+    reuse: bool = True,
 ) -> OfflineEngine:
     """partials: "streaming" (the streaming engine; "auto" is the same), or "offline" (re-decode the
-    utterance so far). reuse: the streaming engine's finals reuse the partials' work."""
+    utterance so far). prefix_cache: as in OfflineEngine. reuse: the streaming engine's finals reuse
+    the partials' work."""
     if partials == "offline":
-        return OfflineEngine(model, options)
-    return StreamingEngine(model, options, reuse)
+        return OfflineEngine(model, options, prefix_cache)
+    return StreamingEngine(model, options, prefix_cache, reuse)

@@ -4,7 +4,8 @@
     prompt = head (system, context, <|audio_start|>) + n_audio pads + tail (<|audio_end|> ...
              assistant turn [+ "language X<asr_text>"]) + forced prefix ids
     KV cache: head + the audio tokens of unchanged encoder windows are kept from the last run
-              (their keys/values depend only on what precedes them); the rest is prefilled
+              (their keys/values depend only on what precedes them); the rest is prefilled;
+              a fresh cache starts from a copy of the head's keys/values (PrefixCache)
     draft (the last run's tokens after the prefix) is appended to that prefill: one forward gives
               the model's choice after every draft token; the longest agreeing run is accepted and
               the first disagreement is the model's own next token, as token-by-token decoding
@@ -28,6 +29,7 @@ from ..generate import Decoding, StopRules, choices, decode
 from ..model.cache import KVCache, trim_cache
 from ..model.model import Qwen3ASR, encode_audio
 from ..options import DecodeOptions
+from ..prefix_cache import PrefixCache
 from ..tokenizer import ASR_TEXT_TAG, Tokenizer, is_space_delimited, parse_output
 from .encoder_cache import EncoderCache
 
@@ -105,12 +107,14 @@ class WindowDecoder:
         kv_reuse: bool = True,
         draft: bool = True,
         stop_loops: bool = True,
+        prefixes: Optional[PrefixCache] = None,
     ):
-        self.model = model
-        prompt = model.prompt_ids(1, options.context, options.language)
+        """prefixes: where a fresh cache takes the prompt head's keys and values from (None: the
+        head is prefilled with the rest of the first prompt)."""
+        self.model, self.prefixes = model, prefixes
+        self.context, self.language = options.context, options.language
+        self.head, self.tail = model.prompt_parts(options.context, options.language)
         self.audio_pad_id = model.args.audio_token_id
-        pad = prompt.index(self.audio_pad_id)
-        self.head, self.tail = prompt[:pad], prompt[pad + 1 :]
         # only an encoder attending in fixed windows has per-window features to keep (not Fun-ASR-Nano's)
         self.encoder = EncoderCache(model) if encoder_cache and model.windowed_encoder else None
         self.kv_reuse, self.draft, self.stop_loops = kv_reuse, draft, stop_loops
@@ -146,9 +150,8 @@ class WindowDecoder:
 
     def _reusable(self, stable: int) -> int:
         """Trim the KV cache to its longest prefix still valid for the new prompt; return its length."""
-        if not self.kv_reuse:
-            self.cache = self.model.make_cache()
-            return 0
+        if not self.kv_reuse or not self.cache[0].offset:
+            self.cache = self.prefixes.cache(self.context, self.language) if self.prefixes else self.model.make_cache()
         keep = min(stable, self.cache[0].offset)
         trim_cache(self.cache, self.cache[0].offset - keep)
         return keep

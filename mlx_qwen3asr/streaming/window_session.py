@@ -11,12 +11,13 @@ and `end` of a commit are the session seconds of the previous commit and of this
 was spoken between them, as far as the window engine can tell).
 """
 
-from typing import Optional
+from typing import Optional, Union
 
 import numpy as np
 
 from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
+from ..prefix_cache import PrefixCache
 from .events import Event
 from .live_stats import LiveStats
 from .transcriber import StreamingTranscriber, StreamingTuning, Update
@@ -25,9 +26,14 @@ from .transcriber import StreamingTranscriber, StreamingTuning, Update
 class WindowSession:
     """feed/finish like LiveSession's, on a StreamingTranscriber. Not thread-safe."""
 
-    def __init__(self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions()) -> None:
+    def __init__(
+        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+    ) -> None:
+        """prefix_cache: as StreamingTranscriber's."""
         tuning = StreamingTuning(max_new_tokens=options.max_new_tokens)
-        self.stream = StreamingTranscriber(model, options.language, options.context, tuning=tuning)
+        self.stream = StreamingTranscriber(
+            model, options.language, options.context, tuning=tuning, prefix_cache=prefix_cache
+        )
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits
         self._until = 0.0  # session seconds at the last commit

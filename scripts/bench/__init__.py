@@ -10,6 +10,7 @@
     python -m scripts.bench.live         live dictation latency through the app's capture path
     python -m scripts.bench.server       the server under concurrent clients and live sessions
     python -m scripts.bench.align        word alignment, ours against the official aligner
+    python -m scripts.bench.prefix       the prompt-prefix cache off and on: 0-, 500- and 2,000-token contexts
     python -m scripts.bench.files        transcribe_files: one process against Ray workers (CI: a tiny lane)
 
 Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the

@@ -198,6 +198,7 @@ def test_a_wrong_input_or_output_fails_in_a_second_before_the_model_loads(listen
     for flags, message in [
         (["--input", "x.wav"], "Cannot read --input x.wav"),
         (["--input", str(speech_file.path), "--output", str(tmp_path / "no/such/dir/t.txt")], "Cannot open --output"),
+        (["--input", str(speech_file.path), "--hotwords", "terms.txt"], "--hotwords terms.txt cannot be read"),
     ]:
         started = time.monotonic()
         run = subprocess.run(

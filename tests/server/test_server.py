@@ -35,7 +35,10 @@ def long_pcm() -> np.ndarray:
 
 
 def expected(model, pcm: np.ndarray, **options) -> mq.Transcription:
-    return mq.transcribe(pcm.astype(np.float32) / 32768, model, max_new_tokens=MAX_NEW_TOKENS, **options)
+    """The library's transcription, every prompt prefilled whole (the server reuses prompt heads)."""
+    return mq.transcribe(
+        pcm.astype(np.float32) / 32768, model, max_new_tokens=MAX_NEW_TOKENS, prefix_cache=False, **options
+    )
 
 
 def transcribe(client: OpenAI, pcm: np.ndarray, **fields):
@@ -71,6 +74,20 @@ def test_prompt_is_passed_as_context(client, listening_model, long_pcm):
     pcm = long_pcm[: 4 * 16000]
     reference = expected(listening_model, pcm, context="Qwen, MLX, Zurich").text
     assert transcribe(client, pcm, prompt="Qwen, MLX, Zurich").text == reference
+
+
+def test_requests_sharing_a_prompt_share_its_prompt_head_and_get_the_tokens_of_whole_prefills(
+    server, client, listening_model, long_pcm
+):
+    prompt = "Names: Qwen, MLX, Zurich, Tongyi. Topic: speech recognition. " * 20  # ~300 tokens
+    clips = [long_pcm[i * 16000 : i * 16000 + 3 * 16000] for i in range(4)]
+    references = [expected(listening_model, clip, context=prompt).token_ids for clip in clips]
+    before = json.loads(request(f"{server}/health")[2])["prefix_cache"]
+    with ThreadPoolExecutor(4) as pool:  # decoded together (--batch-size 4) or one after another
+        answers = list(pool.map(lambda c: transcribe(client, c, prompt=prompt, response_format="verbose_json"), clips))
+    assert [[s.tokens for s in a.segments] for a in answers] == references, "tokens differ from whole prefills"
+    after = json.loads(request(f"{server}/health")[2])["prefix_cache"]
+    assert (after["misses"] - before["misses"], after["hits"] - before["hits"]) == (1, 3), (before, after)
 
 
 def test_streaming_sends_one_delta_per_decoded_chunk_then_the_whole_text(client, listening_model, long_pcm):
@@ -110,6 +127,7 @@ def bad_requests(long_pcm):
         ("word times without an aligner", {"timestamp_granularities[]": "word"}, {"file": ("a.wav", speech)},
          400, "timestamp_granularities"),
         ("a path instead of a file", {"file": "/etc/passwd"}, {}, 400, "file"),
+        ("a prompt over the token limit", {"prompt": "word " * 10_001}, {"file": ("a.wav", speech)}, 400, "prompt"),
         ("no file", {"model": "x"}, {}, 400, "file"),
         ("an upload over the limit", {}, {"file": ("a.wav", big)}, 413, "file"),
     ]  # fmt: skip
