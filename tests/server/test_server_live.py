@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
@@ -71,7 +72,7 @@ def library_commits(model, wav) -> list[tuple]:
 
 
 def app_commits(checkpoint, wav) -> list[tuple]:
-    command = [sys.executable, "-m", "app", "--model", str(checkpoint), "--dtype", "float32", "--max-new-tokens",
+    command = [sys.executable, "-m", "mlx_qwen3asr_app", "--model", str(checkpoint), "--dtype", "float32", "--max-new-tokens",
                str(MAX_NEW_TOKENS), "--input", str(wav), "--fast", "--events", "jsonl", "--max-utterance",
                str(MAX_UTTERANCE)]  # fmt: skip
     run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -112,6 +113,26 @@ def test_each_commit_is_the_offline_transcription_of_its_utterance(server, liste
         utterance = audio[round(commit["start"] * RATE) : round(commit["end"] * RATE)]
         expected = mq.transcribe(utterance, listening_model, max_new_tokens=6).text
         assert commit["text"] == expected, f"{commit} != transcribe of its audio {expected!r}"
+
+
+def test_a_prompt_costs_once_and_commits_what_the_library_commits_with_every_prompt_prefilled(
+    server, listening_model, recording
+):
+    """The server's sessions start from its stored prompt heads (PrefixCache); the library here
+    prefills every prompt whole: the same commits."""
+    _, pcm = recording
+    prompt = "Names: Qwen, MLX, Zurich. " * 20
+    sent = pcm[: 9 * RATE]
+    events = live_events(server, frames_of(sent), "?" + urlencode({"prompt": prompt, "max_new_tokens": 6}))
+    options = mq.DecodeOptions(context=prompt, max_new_tokens=6)
+    live = mq.LiveSession(listening_model, options, prefix_cache=False)
+    audio, expected = sent.astype(np.float32) / 32768, []
+    for start in range(0, len(audio), 1600):
+        expected += live.feed(audio[start : start + 1600])
+    expected = commits([e.to_dict() for e in expected + live.finish()])
+    assert commits(events) == expected and expected, f"socket:\n{commits(events)}\nlibrary:\n{expected}"
+    health = json.loads(request(f"{server}/health")[2])
+    assert health["prefix_cache"]["contexts"] >= 1, health
 
 
 def test_float32_frames_work_and_a_bad_frame_is_reported_and_dropped(server, listening_model, recording):
