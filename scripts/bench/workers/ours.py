@@ -38,6 +38,15 @@ except ImportError:
         from contextlib import nullcontext as two_streams
 
 
+def prompt_ids(model, n_audio: int) -> list[int]:
+    """The model's prompt around n_audio pads (revisions before Fun-ASR-Nano build it in the tokenizer)."""
+    if hasattr(model, "prompt_ids"):
+        return model.prompt_ids(n_audio)
+    from mlx_qwen3asr.tokenizer import build_prompt
+
+    return build_prompt(model.tokenizer, n_audio)
+
+
 class Ours:
     def __init__(self, checkpoint: str):
         self.model = mq.load(checkpoint, dtype="float32")
@@ -45,7 +54,7 @@ class Ours:
 
     def _prompt_embeddings(self, wave) -> mx.array:
         features = encode_audio(self.model, wave)
-        prompt = self.model.prompt_ids(features.shape[0])
+        prompt = prompt_ids(self.model, features.shape[0])
         embeddings = self.model.embed(mx.array(prompt), features)
         mx.eval(embeddings)
         return embeddings
