@@ -30,7 +30,7 @@ from .funasr.original import is_original as is_original_funasr
 from .jsonfile import corrupt, read_json
 from .layout import DOWNLOAD_PATTERNS, official_name
 from .memory import ensure_memory
-from .model import two_streams
+from .model import two_stream_layers
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
 from .tokenizer import Tokenizer
@@ -333,9 +333,8 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     tied = model_args(config).text.tie_word_embeddings
     scale, extra = LOAD_OVERHEAD
     ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
-    model = two_streams.install(
-        build_model(config, load_weights(folder, config), dtype)
-    )  # a CPU tactic (no-op elsewhere)
+    model = build_model(config, load_weights(folder, config), dtype)
+    two_stream_layers.install(model)  # a CPU tactic, swapped in (no-op elsewhere)
     model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

@@ -4,7 +4,7 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.model import encoder
+from mlx_qwen3asr.model import encoder, two_stream_layers
 from mlx_qwen3asr.model import two_streams as streams
 from mlx_qwen3asr.model.encoder import n_audio_tokens, windowed_attention
 from mlx_qwen3asr.model.two_streams import side_stream, two_streams
@@ -88,7 +88,7 @@ def test_the_encoder_in_halves_on_two_streams_gives_the_features_of_one_stream(t
         return plain_halves(work, side, axis)
 
     plain_halves = streams.halves
-    monkeypatch.setattr(streams, "halves", halves)
+    monkeypatch.setattr(two_stream_layers, "halves", halves)
     with two_streams(False):
         single = [np.array(x) for x in tiny_model.audio_tower.encode_many(mels)]
     assert not sides, "two_streams(False) around the call keeps every layer whole, on one stream"
