@@ -34,6 +34,7 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.align.aligner import align_wave, timestamp_classes
 from mlx_qwen3asr.align.units import split_units
+from mlx_qwen3asr.blas import ensure_fast_blas
 from scripts.bench.clips import speech
 from scripts.bench.common import CACHE_DIR, ROOT, random_aligner
 
@@ -151,6 +152,7 @@ def parse_args() -> argparse.Namespace:
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     args = parse_args()
     if os.environ.get("OPENBLAS_NUM_THREADS") != str(args.threads):
         env = {**os.environ, "OPENBLAS_NUM_THREADS": str(args.threads)}

@@ -29,6 +29,7 @@ from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.split import split_audio
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.generate import StopRules, decode_steps
 from mlx_qwen3asr.model import encode_audios
 from scripts.bench.clips import clip
@@ -141,6 +142,7 @@ def parse_args() -> argparse.Namespace:
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     args = parse_args()
     load_start = os.getloadavg()
     model = mq.load(random_checkpoint(args.cache_dir, args.quick), dtype="float32")

@@ -23,6 +23,7 @@ from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.features import log_mel_spectrogram
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.model import decoder, encoder
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, console, random_checkpoint
@@ -98,6 +99,7 @@ def compare(change: Change, stage_fns: dict, runs: int) -> list[tuple]:
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny config: seconds, for CI")
     parser.add_argument("--model", type=Path, help="checkpoint folder (default: random, in --cache-dir)")

@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.testing.signals import burst, write_wav
 
@@ -74,6 +75,7 @@ def paper(single_speed: float, ray_startup: float, extra_per_file: float) -> Non
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", choices=("tiny", "0.6b"), default="0.6b")
     parser.add_argument("--files", type=int, default=40)

@@ -32,6 +32,7 @@ from mlx_qwen3asr_app.transcript import write_float_wav
 from mlx_qwen3asr_app.worker import Worker, make_queue
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.streaming.utterances import make_engine
 from scripts.bench.common import CACHE_DIR, random_checkpoint
 
@@ -198,6 +199,7 @@ def report(
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="3 sentences instead of 8")
     p.add_argument("--model", default=None, help="model folder or hub id (default: random 0.6B-size)")

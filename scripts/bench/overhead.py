@@ -33,6 +33,7 @@ import mlx.core as mx
 from rich.table import Table
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model import encode_audio
@@ -224,6 +225,7 @@ def chosen_dtypes(args: argparse.Namespace, notes: list[str]) -> list[str]:
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     args = parse_args()
     folder = args.model or random_checkpoint(args.cache_dir, args.quick)
     libs, notes = blas_libraries(), []

@@ -27,6 +27,7 @@ import numpy as np
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.split import split_audio
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.generate import prefill
 from mlx_qwen3asr.model import encode_audios
 from mlx_qwen3asr.prefix_cache import PrefixCache
@@ -77,6 +78,7 @@ def load_line() -> str:
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=600.0, help="clip length (default 600: 10 minutes)")
     parser.add_argument("--contexts", default="0,500,2000", help="context sizes in tokens")

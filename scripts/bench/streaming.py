@@ -30,6 +30,7 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
@@ -202,6 +203,7 @@ def load_model(args):
 
 
 def main() -> None:
+    ensure_fast_blas()  # the BLAS scripts/env.sh preloads, also when run without it (re-executes once)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny random model, short runs")
     parser.add_argument("--model", help="a real checkpoint folder (adds the CER check with --audio)")
