@@ -26,7 +26,7 @@ import numpy as np
 
 from ..funasr.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
 from .random_checkpoint import FIXTURES_DIR as QWEN3_FILES_DIR
-from .random_checkpoint import _linear, _norm, _text_specs
+from .random_checkpoint import TINY_TEXT, _linear, _norm, _text_specs  # the same tiny decoder as Qwen3-ASR's
 from .tensors import TensorSpec, write_safetensors
 
 TINY_ENCODER = {
@@ -37,14 +37,6 @@ TINY_ENCODER = {
     "intermediate_size": 128,
 }
 TINY_ADAPTOR = {"hidden_size": 64, "intermediate_size": 16, "num_attention_heads": 4, "projector_hidden_size": 128}
-TINY_TEXT = {
-    "hidden_size": 64,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "num_key_value_heads": 2,
-    "head_dim": 16,
-    "intermediate_size": 128,
-}
 PathLike = Union[str, Path]
 
 
