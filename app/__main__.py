@@ -28,7 +28,7 @@ def main(argv=None) -> int:
                 args.context,
                 args.max_new_tokens,
                 context_file=args.context_file,
-                hotwords_file=args.hotwords,
+                hotwords=args.hotwords,
             )
         except (TypeError, ValueError) as e:
             raise AppError(str(e)) from e

@@ -52,7 +52,7 @@ def converted_model(source: str, target: Path, say: Say, progress: Optional[Prog
 
 def load_model(
     name: str, dtype: Optional[str], say: Say, convert: bool = True, progress: Optional[Progress] = None
-) -> "mq.Qwen3ASR":
+) -> "mq.Recogniser":
     """Load `name` (folder or hub id), converting a hub model on first use where that pays off."""
     path: object = name
     is_folder = Path(name).expanduser().exists() or name.startswith((".", "/", "~"))

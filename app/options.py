@@ -25,11 +25,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use a hub model as downloaded (default on a GPU: convert it once to 4-bit/8-bit)",
     )
-    p.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
+    p.add_argument(
+        "--language", default=None, help="force the language: a name or its code, e.g. English or en (default: detect)"
+    )
     p.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
     p.add_argument("--context-file", default=None, metavar="FILE", help="the context's text from FILE (UTF-8)")
     p.add_argument(
-        "--hotwords", default=None, metavar="FILE", help="terms to recognise, one a line, added to the context"
+        "--hotwords",
+        default=None,
+        metavar="FILE|LIST",
+        help="terms to recognise: a file (one a line) or a comma-separated list",
     )
     add_input_options(p.add_argument_group("input"))
     add_output_options(p.add_argument_group("output"))

@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from typing import Optional, Union
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.streaming import LiveSession
 
 from .capture import MicSource, native_stderr_to
@@ -128,14 +129,20 @@ def _load(
     finally:
         if bars is not None:
             bars.close()
-    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja)
-        model.prompt_ids(0, args.decode_options.context, args.decode_options.language)
+    options = args.decode_options
+    try:  # what this model cannot take (an aligner as --model; a language not in its family's list)
+        require_task(model, "transcribe", f"--model {args.model}")
+        model.prompt_ids(0, options.context, options.language, options.hotwords)
     except ValueError as e:
         raise AppError(str(e)) from e
     aligner = None
     if args.aligner:
         say(f"[2/3] loading aligner {args.aligner}")
         aligner = load_model(args.aligner, args.dtype, say, convert=False)
+        try:
+            require_task(aligner, "align", f"--aligner {args.aligner}")
+        except ValueError as e:
+            raise AppError(str(e)) from e
     say(f"[{stages}/{stages}] warming up (one short decode)")
     partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
     try:

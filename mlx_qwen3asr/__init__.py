@@ -14,12 +14,16 @@ from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, p
 from .cluster import RayOptions
 from .files import transcribe_files
 from .funasr import FunAsrNano
+from .languages import Languages
 from .load import load
-from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
+from .qwen3asr.config import ModelArgs
+from .qwen3asr.languages import SUPPORTED_LANGUAGES
+from .qwen3asr.model import Qwen3ASR
+from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
 from .streaming import LiveSession, StreamingTranscriber, Update
-from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
+from .tokenizer import Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
 
 __version__ = "0.1.0"
@@ -31,9 +35,11 @@ __all__ = [
     "RayOptions",
     "ForcedAligner",
     "FunAsrNano",
+    "Languages",
     "LiveSession",
     "ModelArgs",
     "Qwen3ASR",
+    "Recogniser",
     "SampleStream",
     "Segment",
     "StreamingTranscriber",

@@ -19,19 +19,18 @@ from typing import Optional
 
 import numpy as np
 
-from .align.aligner import check_aligner
-from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .blas import ensure_fast_blas
 from .cluster import RayOptions
+from .families import require_task
 from .files import FileOutcome, decode_group, transcribe_files
 from .formats import FORMATS, TIMESTAMPS, render
 from .lifecycle import releases_mlx_streams
 from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
-from .model.model import Qwen3ASR
 from .options import DecodeOptions
 from .plan import InputError
 from .progress import progress_bar
+from .recogniser import Recogniser
 from .result import Transcription
 from .transcribe import default_batch_size
 
@@ -46,11 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="audio files (WAV natively; other formats need ffmpeg); with -o also folders and @manifest.txt",
     )
     parser.add_argument("--model", default=DEFAULT_MODEL, help=f"hub id or local folder (default {DEFAULT_MODEL})")
-    parser.add_argument("--language", default=None, help="force the language, e.g. English (default: detect)")
+    parser.add_argument(
+        "--language", default=None, help="force the language: a name or its code, e.g. English or en (default: detect)"
+    )
     parser.add_argument("--context", default="", help="text that helps recognition: names, terms, topic")
     parser.add_argument("--context-file", default=None, metavar="FILE", help="the context's text from FILE (UTF-8)")
     parser.add_argument(
-        "--hotwords", default=None, metavar="FILE", help="terms to recognise, one a line, added to the context"
+        "--hotwords",
+        default=None,
+        metavar="FILE|LIST",
+        help="terms to recognise: a file (one a line) or a comma-separated list (Fun-ASR-Nano: its hotword block; "
+        "Qwen3-ASR: a line after the context)",
     )
     parser.add_argument(
         "-f",
@@ -137,14 +142,15 @@ def main(argv=None) -> int:
         return transcribe_to_folder(args, options)
     try:
         model = load(args.model, dtype=args.dtype)
+        require_task(model, "transcribe", f"--model {args.model}")
         aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
         if aligner is not None:
-            check_aligner(aligner)
+            require_task(aligner, "align", f"--aligner {args.aligner}")
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
     try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
-        model.prompt_ids(0, options.context, options.language)
+        model.prompt_ids(0, options.context, options.language, options.hotwords)
         options.check_context(model.tokenizer)  # before any audio is read
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -169,10 +175,10 @@ def main(argv=None) -> int:
 
 def decode_files(
     loaded: list[tuple[str, np.ndarray]],
-    model: Qwen3ASR,
+    model: Recogniser,
     batch_size: int,
     options: DecodeOptions,
-    aligner: Optional[ForcedAligner],
+    aligner,
 ) -> list[Optional[Transcription]]:
     """Every file decoded together (their chunks share batches); should that fail, each file alone
     (files.decode_group), so a fault costs only its own file's result: one line on stderr naming the
@@ -264,7 +270,7 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
     return DecodeOptions.from_files(
-        args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords_file=args.hotwords
+        args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords=args.hotwords
     )
 
 

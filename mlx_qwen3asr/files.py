@@ -31,12 +31,12 @@ from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .formats import TIMESTAMPS, render
 from .load import load
-from .model.model import Qwen3ASR
 from .options import DecodeOptions
 from .plan import FileJob, PathLike, checked_formats, one_line, plan_files
 from .progress import progress_bar
+from .recogniser import Recogniser
 from .result import Transcription
-from .transcribe import CHUNK_SECONDS, default_batch_size, transcribe_batch
+from .transcribe import default_batch_size, transcribe_batch
 
 if TYPE_CHECKING:
     from .cluster import RayOptions
@@ -46,6 +46,8 @@ Outcome = Union[Transcription, str]  # a file's transcription, or the one-line r
 # What decoding a file can raise: a bad input (NaN samples; MLX's errors are ValueError and
 # RuntimeError), ImportError (aligning Japanese without its word segmenter). Each fails its file alone.
 DECODE_FAULTS = (ValueError, RuntimeError, ImportError)
+
+NAMES = (str, os.PathLike)  # a model given by name (hub id or folder), not loaded yet
 
 
 @dataclass(frozen=True)
@@ -104,15 +106,15 @@ def write_atomically(path: Path, text: str) -> None:
 
 def decode_files(
     paths: Sequence[PathLike],
-    model: Qwen3ASR,
+    model: Recogniser,
     *,
     options: DecodeOptions,
     batch_size: Optional[int] = None,
     aligner: Optional[ForcedAligner] = None,
 ) -> Iterator[tuple[int, Outcome, float]]:
     """(index in paths, its Transcription or why it failed, seconds of audio) for every file, in
-    order. Files are decoded together, up to batch_size files or batch_size x 30 s of audio at a time
-    (memory stays bounded); each text is the one `transcribe` gives for the file alone."""
+    order. Files are decoded together, up to batch_size files or batch_size x model.chunk_seconds of audio
+    at a time (memory stays bounded); each text is the one `transcribe` gives for the file alone."""
     batch_size = batch_size or default_batch_size(model)
     group: list[tuple[int, np.ndarray]] = []
     for i, path in enumerate(paths):
@@ -121,7 +123,7 @@ def decode_files(
         except (ValueError, OSError) as e:
             yield i, one_line(e), 0.0
             continue
-        if len(group) >= batch_size or sum(len(w) for _, w in group) >= batch_size * CHUNK_SECONDS * SAMPLE_RATE:
+        if len(group) >= batch_size or sum(len(w) for _, w in group) >= batch_size * model.chunk_seconds * SAMPLE_RATE:
             yield from decode_group(group, model, options, batch_size, aligner)
             group = []
     yield from decode_group(group, model, options, batch_size, aligner)
@@ -185,9 +187,9 @@ class Run:
 
 def run_here(jobs: list[FileJob], run: Run, model, dtype, aligner, options, batch_size) -> None:
     """The single-process path: load once, decode every job in order."""
-    model = model if isinstance(model, Qwen3ASR) else load(model, dtype=dtype)
-    if aligner is not None and not isinstance(aligner, ForcedAligner):
-        aligner = load(aligner, dtype=dtype)
+    model = load(model, dtype=dtype) if isinstance(model, NAMES) else model
+    if aligner is not None:
+        aligner = load(aligner, dtype=dtype) if isinstance(aligner, NAMES) else aligner
         check_aligner(aligner)
     run.started()
     paths = [job.source for job in jobs]
@@ -197,7 +199,7 @@ def run_here(jobs: list[FileJob], run: Run, model, dtype, aligner, options, batc
 
 def transcribe_files(
     inputs: Sequence[PathLike],
-    model: Union[PathLike, Qwen3ASR],
+    model: Union[PathLike, Recogniser],
     out_dir: PathLike,
     *,
     formats: Sequence[str] = ("txt",),
@@ -228,7 +230,7 @@ def transcribe_files(
         raise ValueError(
             f"timestamps must be one of {', '.join(TIMESTAMPS)} ('word' needs an aligner), got {timestamps!r}"
         )
-    if ray is not None and (isinstance(model, Qwen3ASR) or isinstance(aligner, ForcedAligner)):
+    if ray is not None and not all(isinstance(m, NAMES) for m in (model, aligner) if m is not None):
         raise ValueError("with ray=, name the model (a hub id, or a folder every node can read): each worker loads it")
     jobs = plan_files(inputs, out_dir, formats)
     todo = [job for job in jobs if not all(path.exists() for path in job.outputs)]

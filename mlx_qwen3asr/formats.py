@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable
 
 from .align.units import is_cjk
+from .languages import is_space_delimited
 from .result import Segment, Transcription, Word
-from .tokenizer import is_space_delimited
 
 MAX_CUE_CHARS = 42  # a common subtitle line limit
 MAX_CUE_SECONDS = 7.0

@@ -17,8 +17,8 @@ from typing import Literal, Optional
 import mlx.core as mx
 
 from .model.cache import KVCache, batch_cache
-from .model.model import Qwen3ASR
 from .model.two_streams import evaluated_on_two_streams, two_streams
+from .recogniser import Recogniser
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
 # max(MIN_LOOP_REPEATS, ceil(MIN_LOOP_TOKENS / period)) times: 32 x one token, 16 x two, 4 x eight.
@@ -101,20 +101,20 @@ class StopRules:
         return self.done
 
 
-def generate_steps(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache], max_tokens: int) -> Iterator[int]:
+def generate_steps(model: Recogniser, embeddings: mx.array, cache: list[KVCache], max_tokens: int) -> Iterator[int]:
     """Greedy token ids, at most max_tokens of them, each next step already scheduled (no stop rules)."""
     rules = StopRules((), max_tokens, stop_loops=False)
     for tokens in decode_steps(model, [embeddings], [cache], [rules]):
         yield tokens[0]
 
 
-def decode(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache], rules: StopRules) -> Decoding:
+def decode(model: Recogniser, embeddings: mx.array, cache: list[KVCache], rules: StopRules) -> Decoding:
     """Greedy decoding from embeddings [1, L, hidden] on `cache` until `rules` say stop."""
     return decode_batch(model, [embeddings], [cache], [rules])[0]
 
 
 def decode_batch(
-    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
+    model: Recogniser, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
 ) -> list[Decoding]:
     """Greedy decoding of several rows together, each from its own embeddings [1, L_b, hidden] on its
     own cache until its own `rules` say stop; returns each row's Decoding. A row's cache may already
@@ -125,7 +125,7 @@ def decode_batch(
 
 
 def decode_steps(
-    model: Qwen3ASR, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
+    model: Recogniser, embeddings: Sequence[mx.array], caches: Sequence[list[KVCache]], rules: Sequence[StopRules]
 ) -> Iterator[list[int]]:
     """The decode loop. Yields each step's tokens of the rows still decoding (after rules.add).
 
@@ -166,7 +166,7 @@ def decode_steps(
 
 
 @evaluated_on_two_streams
-def prefill(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache]) -> list[tuple[mx.array, mx.array]]:
+def prefill(model: Recogniser, embeddings: mx.array, cache: list[KVCache]) -> list[tuple[mx.array, mx.array]]:
     """Run embeddings [1, L, hidden] through the decoder onto `cache`, choosing nothing: a prompt's
     head computed once, whose keys and values many decodes then start from (prefix_cache.py).
     Returns each layer's (keys, values), evaluated."""
@@ -174,13 +174,13 @@ def prefill(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache]) -> list
     return [layer.state for layer in cache]
 
 
-def generate(model: Qwen3ASR, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
+def generate(model: Recogniser, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:
     """Decode greedily from prompt embeddings [1, L, hidden] with a fresh cache."""
     return decode(model, embeddings, model.make_cache(), StopRules(eos_token_ids, max_new_tokens))
 
 
 @evaluated_on_two_streams
-def choices(model: Qwen3ASR, embeddings: mx.array, cache: Optional[list[KVCache]], last: int) -> mx.array:
+def choices(model: Recogniser, embeddings: mx.array, cache: Optional[list[KVCache]], last: int) -> mx.array:
     """One forward pass over embeddings [1, L, hidden]: logits [last, vocab] at its last `last` positions
     (the model's next-token choice after each of them)."""
     return model.logits(model.model(embeddings, cache)[0, -last:])

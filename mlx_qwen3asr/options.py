@@ -1,14 +1,16 @@
-"""What a decode is asked: the language, the context and the token budget, checked once.
+"""What a decode is asked: the language, the context, the hotwords and the token budget, checked once.
 
 Built at the boundary (keyword arguments of `transcribe` / `StreamingTranscriber`, CLI and app
 flags, server fields) and passed down whole, so the layers below never re-check or re-normalise.
 
-The context is the model's system prompt: free text (names, terms, topic, earlier conversation).
-Users write it as text, a file (`--context-file`), or a hotword list (`--hotwords`, one term a
-line), which becomes one comma-separated line as in the official tooling's example
-(`-c "Qwen-ASR, DashScope, FFmpeg"`); the parts are joined by newlines. The official service
-documents contexts of up to 10,000 tokens: longer ones are refused before any audio is decoded
-(`DecodeOptions.check_context`).
+The language is a name in any case or an ISO-639-1 code ("en", "English", "english" -> "English");
+which languages a model takes is its family's list, checked where its prompt is made.
+The context is free text (names, terms, topic, earlier conversation): text, or a file
+(`--context-file`). Hotwords are terms to recognise (`--hotwords`: a file, one term a line, or a
+comma-separated list); each family puts them where its prompt has room for them (Fun-ASR-Nano: the
+official hotword block; Qwen3-ASR: one comma-separated line after the context). The official
+service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused
+before any audio is decoded (`DecodeOptions.check_context`).
 """
 
 from collections.abc import Sequence
@@ -17,7 +19,8 @@ from os import PathLike
 from pathlib import Path
 from typing import Optional, Union
 
-from .tokenizer import Tokenizer, normalize_language
+from .languages import canonical
+from .tokenizer import Tokenizer
 
 MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwen3-ASR context
 
@@ -29,16 +32,19 @@ def token_budget(seconds: float) -> int:
 
 @dataclass(frozen=True)
 class DecodeOptions:
-    """language: force the output language (any case; None or "" lets the model detect it);
-    context: free text (names, terms) given to the model as its system prompt (None = none);
-    max_new_tokens: tokens per decoded chunk (None: token_budget of the chunk's duration)."""
+    """language: force the output language (a name in any case, or its ISO-639-1 code; None or "" lets
+    the model detect it); context: free text (names, terms) given to the model (None = none);
+    max_new_tokens: tokens per decoded chunk (None: token_budget of the chunk's duration);
+    hotwords: terms to recognise, in order (blank and repeated ones dropped)."""
 
     language: Optional[str] = None
     context: str = ""
     max_new_tokens: Optional[int] = None
+    hotwords: tuple[str, ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "language", normalize_language(self.language))
+        object.__setattr__(self, "language", canonical(self.language))
+        object.__setattr__(self, "hotwords", checked_hotwords(self.hotwords))
         context = "" if self.context is None else self.context
         if not isinstance(context, str):
             raise TypeError(f"context must be text, got {type(context).__name__}: pass a str (or None)")
@@ -59,21 +65,25 @@ class DecodeOptions:
         max_new_tokens: Optional[int] = None,
         *,
         context_file: Optional[PathLike] = None,
-        hotwords_file: Optional[PathLike] = None,
+        hotwords: Optional[str] = None,
     ) -> "DecodeOptions":
-        """Options whose context is `context`, then the text of `context_file`, then the terms of
-        `hotwords_file` (one a line) as one comma-separated line, joined by newlines. A file that
+        """Options whose context is `context`, then the text of `context_file`, joined by a newline, and
+        whose hotwords are `hotwords`: a file's terms (one a line) or a comma-separated list. A file that
         cannot be read raises ValueError naming it."""
         parts = [context or ""]
         if context_file is not None:
             parts.append(read_text(context_file, "--context-file").strip())
-        if hotwords_file is not None:
-            parts.append(hotwords_context(read_hotwords(hotwords_file)))
-        return cls(language, "\n".join(part for part in parts if part), max_new_tokens)
+        terms = read_hotwords(hotwords) if hotwords is not None else ()
+        return cls(language, "\n".join(part for part in parts if part), max_new_tokens, tuple(terms))
+
+    @property
+    def prompt_text(self) -> str:
+        """The context and the hotwords as one text (for the length limit and the echo check)."""
+        return "\n".join(part for part in (self.context, ", ".join(self.hotwords)) if part)
 
     def check_context(self, tokenizer: Tokenizer) -> None:
-        """ValueError (one line) when the context is longer than MAX_CONTEXT_TOKENS tokens."""
-        tokens = len(tokenizer.encode(self.context)) if self.context else 0
+        """ValueError (one line) when the context and hotwords are longer than MAX_CONTEXT_TOKENS tokens."""
+        tokens = len(tokenizer.encode(self.prompt_text)) if self.prompt_text else 0
         if tokens > MAX_CONTEXT_TOKENS:
             raise ValueError(
                 f"the context is {tokens} tokens; the model takes at most {MAX_CONTEXT_TOKENS}: "
@@ -91,16 +101,28 @@ def read_text(path: PathLike, what: str) -> str:
         raise ValueError(f"{what} {path} cannot be read ({e.strerror or e}): pass a readable text file") from e
 
 
-def read_hotwords(path: PathLike) -> list[str]:
-    """The terms of a hotword file: one a line, surrounding spaces and blank lines dropped, the
-    first of repeated terms kept."""
-    terms = (line.strip() for line in read_text(path, "--hotwords").splitlines())
-    return list(dict.fromkeys(term for term in terms if term))
+def read_hotwords(source: Union[str, PathLike]) -> list[str]:
+    """The terms of `source`: a file (one term a line) when one is there, else a comma-separated list
+    ("Qwen, MLX"); surrounding spaces and blank terms dropped, the first of repeated terms kept."""
+    if Path(source).is_file():
+        return list(checked_hotwords(read_text(source, "--hotwords").splitlines()))
+    return list(hotword_list(str(source)))
 
 
-def hotwords_context(terms: Sequence[str]) -> str:
-    """The context for a hotword list: the terms in order, comma-separated ("Qwen, MLX, Zürich")."""
-    return ", ".join(term.strip() for term in terms if term.strip())
+def hotword_list(text: str) -> tuple[str, ...]:
+    """The terms of a comma-separated list ("Qwen, MLX" -> ("Qwen", "MLX")); "" -> ()."""
+    return checked_hotwords(text.split(","))
+
+
+def checked_hotwords(terms: Union[str, Sequence[str]]) -> tuple[str, ...]:
+    """Hotwords as a tuple of terms in order: stripped, blank and repeated ones dropped. A bare string
+    is refused (it would be read letter by letter): pass a list, or read_hotwords for "a, b"."""
+    if isinstance(terms, str):
+        raise TypeError(f"hotwords must be a list of terms, got the text {terms!r}: pass [{terms!r}]")
+    for term in terms:
+        if not isinstance(term, str):
+            raise TypeError(f"hotwords must be text, got {type(term).__name__}: pass a list of str")
+    return tuple(dict.fromkeys(term.strip() for term in terms if term.strip()))
 
 
 def options_per_input(
@@ -109,15 +131,18 @@ def options_per_input(
     language: Union[Optional[str], Sequence[Optional[str]]],
     context: Union[Optional[str], Sequence[Optional[str]]],
     max_new_tokens: Optional[int],
+    hotwords: Sequence[str] = (),
 ) -> list[DecodeOptions]:
     """One DecodeOptions per input, from `options` (one for all, or a list) or from the loose keyword
-    arguments (language and context: one value for all, or a list with one per input)."""
+    arguments (language and context: one value for all, or a list with one per input; hotwords: one
+    list for all)."""
     if options is not None:
-        if (language, context or "", max_new_tokens) != (None, "", None):
-            raise ValueError("pass either options= or language/context/max_new_tokens, not both")
+        if (language, context or "", max_new_tokens, tuple(hotwords or ())) != (None, "", None, ()):
+            raise ValueError("pass either options= or language/context/max_new_tokens/hotwords, not both")
         return _per_input(options, n, "options", DecodeOptions)
     languages, contexts = _per_input(language, n, "language", str), _per_input(context, n, "context", str)
-    return [DecodeOptions(lang, text, max_new_tokens) for lang, text in zip(languages, contexts)]
+    terms = checked_hotwords(hotwords or ())
+    return [DecodeOptions(lang, text, max_new_tokens, terms) for lang, text in zip(languages, contexts)]
 
 
 def _per_input(value, n: int, name: str, single: type) -> list:

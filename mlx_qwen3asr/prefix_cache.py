@@ -1,6 +1,6 @@
 """The prompt's head computed once per context: its keys and values copied into each decode's cache.
 
-    context, language -> the prompt's head ids [P] (model.prompt_parts: every id before the audio pads;
+    context, language, hotwords -> the prompt's head ids [P] (model.prompt_parts: every id before the audio pads;
                Qwen3-ASR: the system turn with the context, the user turn's opening, <|audio_start|>)
             -> embeddings [1, P, hidden] -> decoder (generate.prefill)
             -> keys/values per layer [1, kv_heads, P, head_dim], kept in an LRU bounded in bytes and
@@ -23,13 +23,14 @@ would otherwise fill by its own prefill).
 """
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Optional, Union
 
 import mlx.core as mx
 
 from .generate import prefill
 from .model.cache import KVCache
-from .model.model import Qwen3ASR
+from .recogniser import Recogniser
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: two 2,000-token contexts of the 0.6B model in float32
 
@@ -38,23 +39,27 @@ class PrefixCache:
     """Prompt heads of one model, keyed by their ids, least recently used dropped past `max_bytes`.
     Not thread-safe: use it from the thread that runs the model."""
 
-    def __init__(self, model: Qwen3ASR, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, model: Recogniser, max_bytes: int = DEFAULT_MAX_BYTES):
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
             raise ValueError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r}")
         self.model, self.max_bytes = model, max_bytes
         self._heads: OrderedDict[tuple[int, ...], tuple[str, list[KVCache]]] = OrderedDict()  # ids -> (context, kv)
         self.hits = self.misses = self.nbytes = 0  # nbytes: held by the stored heads
 
-    def cache(self, context: str = "", language: Optional[str] = None, prompt_length: int = 0) -> list[KVCache]:
+    def cache(
+        self, context: str = "", language: Optional[str] = None, prompt_length: int = 0, hotwords: Sequence[str] = ()
+    ) -> list[KVCache]:
         """A cache of its own (one KVCache per layer) holding the keys and values of the prompt's head
-        for this context and language, its storage allocated for a prompt of `prompt_length` tokens."""
-        head = self.head(context, language)
+        for this context, language and hotwords, its storage allocated for a prompt of `prompt_length`
+        tokens."""
+        head = self.head(context, language, hotwords)
         return [layer.copy(max(0, prompt_length - layer.offset)) for layer in head]
 
-    def head(self, context: str = "", language: Optional[str] = None) -> list[KVCache]:
+    def head(self, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()) -> list[KVCache]:
         """The stored keys and values of the prompt's head (model.prompt_parts), computed on first use.
+        Keyed by the head's ids, so hotwords (in the head for both families) are part of the key.
         Read only: decode on `cache(...)`, never on these."""
-        ids = self.model.prompt_parts(context, language)[0]
+        ids = self.model.prompt_parts(context, language, hotwords)[0]
         key = tuple(ids)
         if key in self._heads:
             self.hits += 1
@@ -82,7 +87,7 @@ class PrefixCache:
         return [context for context, _ in self._heads.values()]
 
 
-def prefix_cache_for(model: Qwen3ASR, prefix_cache: Union[PrefixCache, bool]) -> Union[PrefixCache, None]:
+def prefix_cache_for(model: Recogniser, prefix_cache: Union[PrefixCache, bool]) -> Union[PrefixCache, None]:
     """The PrefixCache a call uses: True -> a new one for this call, False -> none (every prompt
     prefilled whole), a PrefixCache -> that one (shared across calls: live sessions, the server)."""
     if isinstance(prefix_cache, PrefixCache):

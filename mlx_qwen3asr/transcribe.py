@@ -2,14 +2,15 @@
 in batches.
 
     audios (path | array | (array, rate), one or many) -> 16 kHz mono float32 each
-    -> chunks of at most 30 s, each cut at the quietest 100 ms within the last 5 s before the limit
+    -> chunks of at most model.chunk_seconds (Qwen3-ASR: 30 s; Fun-ASR-Nano: its one-pass limit, 122.88 s),
+       each cut at the quietest 100 ms within the last 5 s before the limit
     -> the chunks of all inputs in order, `batch_size` at a time (a wave):
        features per chunk (model.features: Qwen3-ASR's log-mel, Fun-ASR-Nano's LFR fbank) -> one encoder
-       pass for the wave -> a prompt per chunk (model.prompt_ids: its input's context and forced language)
+       pass for the wave -> a prompt per chunk (model.prompt_ids: its input's context, hotwords, language)
        -> greedy decode, the wave's rows together (generate.decode_batch)
        -> the answer parsed into (language, text) by the model (Qwen3-ASR: "language X<asr_text>text")
        -> text that only repeats the context over audio without speech: "" (echo.py)
-    -> per input: texts joined (a space between chunks, none for Chinese/Japanese/Cantonese/Thai)
+    -> per input: texts joined by script (model.join_text: no space next to Chinese/Japanese/Thai script)
     -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
 Memory is bounded by the wave: at most `batch_size` chunks' encoder outputs and KV caches exist at
@@ -30,17 +31,17 @@ from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
 from .audio.vad import contains_speech
 from .echo import is_context_echo
+from .families import require_task
 from .generate import StopRules, decode_batch
 from .memory import memory_size
-from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .prefix_cache import PrefixCache, prefix_cache_for
+from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
-from .tokenizer import is_space_delimited
+from .script import join_text
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
-CHUNK_SECONDS = 30.0
 # Decoding is bound by reading the weights: a step for 16 rows costs ~1.5x a step for one on the
 # CPU, and less on a GPU. More rows gain little and cost KV cache memory.
 MAX_BATCH_SIZE = 16
@@ -48,12 +49,12 @@ BATCH_MEMORY_SHARE = 0.25  # the KV caches of a full batch may take at most this
 
 
 def transcribe_chunks(
-    model: Qwen3ASR,
+    model: Recogniser,
     waves: Sequence[np.ndarray],
     options: Sequence[DecodeOptions],
     prefixes: Optional[PrefixCache] = None,
 ) -> list[Segment]:
-    """Chunks of up to ~30 s decoded together, each with its own options; each row's tokens are
+    """Chunks of up to model.chunk_seconds decoded together, each with its own options; each row's tokens are
     those it gets alone. start/end are relative to each chunk. With `prefixes`, each row starts
     from a copy of its context's prompt head and prefills only its audio and tail."""
     segments = [Segment(0.0, len(w) / SAMPLE_RATE, "", o.language or "") for w, o in zip(waves, options)]
@@ -63,10 +64,11 @@ def transcribe_chunks(
     features = encode_audios(model, [waves[i] for i in rows])
     embeddings, caches = [], []
     for i, f in zip(rows, features):
-        ids = model.prompt_ids(f.shape[0], options[i].context, options[i].language)
+        each = options[i]
+        ids = model.prompt_ids(f.shape[0], each.context, each.language, each.hotwords)
         prompt = model.embed(mx.array(ids), f)
         cache = (
-            prefixes.cache(options[i].context, options[i].language, prompt_length=len(ids))
+            prefixes.cache(each.context, each.language, prompt_length=len(ids), hotwords=each.hotwords)
             if prefixes is not None
             else model.make_cache()
         )
@@ -80,7 +82,7 @@ def transcribe_chunks(
         raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         segment.language, segment.text = model.parse_output(raw, forced_language=options[i].language)
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
-        if is_context_echo(segment.text, options[i].context, waves[i]):  # echo.py: never silently
+        if is_context_echo(segment.text, options[i].prompt_text, waves[i]):  # echo.py: never silently
             segment.text, segment.context_echo = "", True
     return segments
 
@@ -104,14 +106,11 @@ def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int, np
     ]
 
 
-def join_texts(segments: list[Segment]) -> str:
+def join_texts(segments: list[Segment], join: Callable[[str, str], str] = join_text) -> str:
+    """The segments' texts joined by `join` (the model's join_text; the default joins by script)."""
     text = ""
     for segment in segments:
-        piece = segment.text.strip()
-        if not piece:
-            continue
-        needs_space = text and is_space_delimited(segment.language) and not text[-1].isspace()
-        text += (" " if needs_space else "") + piece
+        text = join(text, segment.text.strip())
     return text
 
 
@@ -126,12 +125,13 @@ def merge_languages(segments: list[Segment]) -> str:
 
 def transcribe(
     audio: AudioInput,
-    model: Qwen3ASR,
+    model: Recogniser,
     *,
     language: Optional[str] = None,
     context: Optional[str] = "",
     max_new_tokens: Optional[int] = None,
-    chunk_seconds: float = CHUNK_SECONDS,
+    hotwords: Sequence[str] = (),
+    chunk_seconds: Optional[float] = None,
     batch_size: int = 1,
     sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
@@ -141,11 +141,13 @@ def transcribe(
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
-    `language` forces the output language (one of the 30 supported names, any case); `context` is
-    free text (names, terms) given to the model as its system prompt; `max_new_tokens` overrides the
-    per-chunk token budget derived from the chunk's duration (or pass all three as `options`).
-    `chunk_seconds`: the longest piece decoded at once (1 or more); longer input is cut at its quietest
-    points before each limit. `batch_size`: chunks of a long input decoded together (same text,
+    `language` forces the output language (a name in any case or an ISO-639-1 code, one of the model's
+    `languages`); `context` is free text (names, terms) given to the model; `hotwords` are terms to
+    recognise (Fun-ASR-Nano: its hotword block; Qwen3-ASR: a line after the context); `max_new_tokens`
+    overrides the per-chunk token budget derived from the chunk's duration (or pass them as `options`).
+    `chunk_seconds`: the longest piece decoded at once (1 or more; default the model's `chunk_seconds`,
+    Qwen3-ASR 30 s, Fun-ASR-Nano one pass up to 122.88 s); longer input is cut at its quietest points
+    before each limit. `batch_size`: chunks of a long input decoded together (same text,
     faster; see transcribe_batch). `sample_rate`: the rate of a bare array. An array carries no rate, so
     the library cannot know it: a bare array is taken to be 16 kHz unless `sample_rate` (or an
     (array, rate) pair) says otherwise; 44.1 kHz audio taken as 16 kHz is heard 2.76x slowed down,
@@ -161,6 +163,7 @@ def transcribe(
         language=language,
         context=context,
         max_new_tokens=max_new_tokens,
+        hotwords=hotwords,
         chunk_seconds=chunk_seconds,
         batch_size=batch_size,
         sample_rate=sample_rate,
@@ -173,12 +176,13 @@ def transcribe(
 
 def transcribe_batch(
     audios: Sequence[AudioInput],
-    model: Qwen3ASR,
+    model: Recogniser,
     *,
     language: Union[Optional[str], Sequence[Optional[str]]] = None,
     context: Union[Optional[str], Sequence[Optional[str]]] = "",
     max_new_tokens: Optional[int] = None,
-    chunk_seconds: float = CHUNK_SECONDS,
+    hotwords: Sequence[str] = (),
+    chunk_seconds: Optional[float] = None,
     batch_size: Optional[int] = None,
     sample_rate: Optional[int] = None,
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
@@ -190,7 +194,8 @@ def transcribe_batch(
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
 
-    `language` / `context` / `options`: one for all inputs, or a list with one per input.
+    `language` / `context` / `options`: one for all inputs, or a list with one per input; `hotwords`:
+    one list for all.
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
@@ -199,12 +204,14 @@ def transcribe_batch(
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
-    per_input = options_per_input(len(audios), options, language, context, max_new_tokens)
+    require_task(model, "transcribe", "model")
+    per_input = options_per_input(len(audios), options, language, context, max_new_tokens, hotwords)
     for each in set(per_input):  # a language or context this model's prompt cannot take: refused before any work
-        model.prompt_ids(0, each.context, each.language)
+        model.prompt_ids(0, each.context, each.language, each.hotwords)
         each.check_context(model.tokenizer)  # the context's length in tokens
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
+    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
     if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
         raise ValueError(f"chunk_seconds must be a number of seconds, 1 or more, got {chunk_seconds!r}")
     batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
@@ -228,15 +235,17 @@ def transcribe_batch(
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
     for wave, input_segments in zip(waves, segments if aligner is not None else []):
         align_segments(input_segments, wave, aligner)
-    return [Transcription(join_texts(s), merge_languages(s), s) for s in segments]
+    return [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
 
 
-def default_batch_size(model: Qwen3ASR, chunk_seconds: float = CHUNK_SECONDS) -> int:
+def default_batch_size(model: Recogniser, chunk_seconds: Optional[float] = None) -> int:
     """MAX_BATCH_SIZE rows, fewer when their KV caches would take over BATCH_MEMORY_SHARE of memory
-    (the GPU's working set, else the machine's RAM)."""
+    (the GPU's working set, else the machine's RAM). Chunks of `chunk_seconds` (default the model's)."""
+    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
     text = model.args.text
     bytes_per_token = text.num_hidden_layers * 2 * text.num_key_value_heads * text.head_dim * model.dtype.size
-    tokens = 13 * chunk_seconds + 60 + DecodeOptions().budget(chunk_seconds)  # audio + prompt + output
+    audio_tokens = model.audio_tokens_per_second * chunk_seconds
+    tokens = audio_tokens + 60 + DecodeOptions().budget(chunk_seconds)  # audio + prompt + output
     rows = int(BATCH_MEMORY_SHARE * memory_bytes() / (bytes_per_token * tokens))
     return max(1, min(MAX_BATCH_SIZE, rows))
 

@@ -14,8 +14,8 @@ from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.generate import StopRules, decode, decode_batch
-from mlx_qwen3asr.model import encode_audio, encode_audios
 from mlx_qwen3asr.model.cache import KVCache, batch_cache
+from mlx_qwen3asr.recogniser import encode_audio, encode_audios
 
 ROWS = [(clip, variant) for clip in CLIPS for variant in VARIANTS]
 BUDGETS = [24, 5, 17, 1, 24, 9, 2, 20, 13, 24, 3, 11]  # rows stop at different steps

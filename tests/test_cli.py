@@ -151,7 +151,15 @@ def test_cli_word_timestamps_need_an_aligner_and_an_asr_model_is_not_one(clip, t
     run = _cli(clip, "--model", tiny_checkpoint, "-f", "srt", "--timestamps", "word")
     assert run.returncode == 2 and "--timestamps word needs --aligner" in run.stderr, run.stderr
     wrong = _cli(clip, "--model", tiny_checkpoint, "--aligner", tiny_checkpoint)
-    assert wrong.returncode == 1 and "must be a Qwen3-ForcedAligner model" in wrong.stderr, wrong.stderr
+    assert wrong.returncode == 1 and wrong.stderr.count("\n") == 1, wrong.stderr
+    assert f"--aligner {tiny_checkpoint} is a speech recogniser" in wrong.stderr, wrong.stderr
+
+
+def test_cli_refuses_an_aligner_folder_as_the_model_in_one_line(clip, tiny_aligner_dir):
+    run = _cli(clip, "--model", tiny_aligner_dir)
+    assert run.returncode == 1 and run.stderr.count("\n") == 1 and run.stdout == "", run.stderr
+    assert f"--model {tiny_aligner_dir} is a forced aligner, not a speech recogniser" in run.stderr, run.stderr
+    assert "--aligner" in run.stderr, "it says where an aligner goes"
 
 
 def test_a_cut_off_weights_file_in_the_hub_cache_says_how_to_download_it_again(tmp_path, clip, tiny_checkpoint):

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.options import MAX_CONTEXT_TOKENS, hotwords_context, read_hotwords
+from mlx_qwen3asr.options import MAX_CONTEXT_TOKENS, read_hotwords
+from mlx_qwen3asr.qwen3asr.prompt import prompt_context
 
 AT_LIMIT = " ".join(["word"] * MAX_CONTEXT_TOKENS)  # "word", then " word" 9,999 times: 10,000 tokens
 TOO_LONG = AT_LIMIT + " word"
@@ -23,20 +24,21 @@ def files(tmp_path):
     return context, hotwords
 
 
-def test_a_hotword_list_becomes_one_comma_separated_line_in_file_order(files):
+def test_a_hotword_file_or_list_gives_the_terms_in_order(files):
     _, hotwords = files
     assert read_hotwords(hotwords) == ["Qwen3-ASR", "DashScope", "Zürich"], "stripped, blanks and repeats dropped"
-    assert hotwords_context(read_hotwords(hotwords)) == "Qwen3-ASR, DashScope, Zürich"
+    assert read_hotwords(" Qwen3-ASR, DashScope,,Zürich, Qwen3-ASR") == ["Qwen3-ASR", "DashScope", "Zürich"]
+    assert prompt_context("", read_hotwords(hotwords)) == "Qwen3-ASR, DashScope, Zürich", "Qwen3-ASR: one line"
 
 
-def test_context_text_file_and_hotwords_are_joined_by_newlines(files):
+def test_context_text_and_file_are_joined_by_newlines_and_hotwords_kept_apart(files):
     context, hotwords = files
-    options = mq.DecodeOptions.from_files(
-        "english", "Speakers: Ana, Bo", 8, context_file=context, hotwords_file=hotwords
-    )
-    expected = "Speakers: Ana, Bo\nMeeting of the MLX team in Zürich.\nQwen3-ASR, DashScope, Zürich"
+    options = mq.DecodeOptions.from_files("english", "Speakers: Ana, Bo", 8, context_file=context, hotwords=hotwords)
+    expected = "Speakers: Ana, Bo\nMeeting of the MLX team in Zürich."
     assert (options.language, options.context, options.max_new_tokens) == ("English", expected, 8)
-    assert mq.DecodeOptions.from_files(hotwords_file=hotwords).context == "Qwen3-ASR, DashScope, Zürich"
+    assert options.hotwords == ("Qwen3-ASR", "DashScope", "Zürich")
+    assert options.prompt_text == expected + "\nQwen3-ASR, DashScope, Zürich", "what the length limit counts"
+    assert mq.DecodeOptions.from_files(hotwords="Qwen, MLX").hotwords == ("Qwen", "MLX")
 
 
 def test_an_unreadable_file_is_one_line_naming_it(tmp_path):
@@ -44,7 +46,7 @@ def test_an_unreadable_file_is_one_line_naming_it(tmp_path):
     latin1.write_bytes("Zürich".encode("latin-1"))
     for kwargs, words in (
         ({"context_file": tmp_path / "missing.txt"}, ["--context-file", "missing.txt"]),
-        ({"hotwords_file": latin1}, ["--hotwords", "latin1.txt", "UTF-8"]),
+        ({"hotwords": latin1}, ["--hotwords", "latin1.txt", "UTF-8"]),
         ({"context_file": tmp_path}, ["--context-file", "readable text file"]),
     ):
         with pytest.raises(ValueError) as error:

@@ -14,7 +14,7 @@ import pytest
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.echo import echoes_context, heard_speech, is_context_echo, words
 from mlx_qwen3asr.formats import format_json
-from mlx_qwen3asr.tokenizer import parse_output
+from mlx_qwen3asr.qwen3asr.answer import parse_output
 
 SR = 16000
 CONTEXT = "Names: Qwen, MLX, Zürich, Tongyi, DashScope. Topic: speech recognition on MLX. " * 12  # ~290 tokens

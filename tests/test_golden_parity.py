@@ -10,7 +10,7 @@ import pytest
 from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.tokenizer import build_prompt
+from mlx_qwen3asr.qwen3asr.prompt import build_prompt
 
 
 @pytest.fixture(scope="module", params=CLIPS)

@@ -14,10 +14,10 @@ from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.generate import prefill
-from mlx_qwen3asr.model import encode_audio
 from mlx_qwen3asr.prefix_cache import PrefixCache
+from mlx_qwen3asr.qwen3asr.prompt import build_prompt, prompt_head
+from mlx_qwen3asr.recogniser import encode_audio
 from mlx_qwen3asr.streaming import StreamingTuning
-from mlx_qwen3asr.tokenizer import build_prompt, prompt_head
 
 LONG_CONTEXT = "Names: Qwen, MLX, Zürich, Tongyi, DashScope. Topic: speech recognition on MLX. " * 12  # ~290 tokens
 CONTEXTS = {"no context": "", "long context": LONG_CONTEXT}

@@ -14,17 +14,14 @@ import pytest
 from tokenizers import Tokenizer as BackendTokenizer
 from tokenizers import models
 
+from mlx_qwen3asr.languages import canonical as normalize_language
+from mlx_qwen3asr.languages import is_space_delimited
 from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.qwen3asr.answer import parse_output
+from mlx_qwen3asr.qwen3asr.languages import SUPPORTED_LANGUAGES
+from mlx_qwen3asr.qwen3asr.prompt import build_prompt
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR
-from mlx_qwen3asr.tokenizer import (
-    EOS_TOKEN_IDS,
-    SUPPORTED_LANGUAGES,
-    Tokenizer,
-    build_prompt,
-    is_space_delimited,
-    normalize_language,
-    parse_output,
-)
+from mlx_qwen3asr.tokenizer import EOS_TOKEN_IDS, Tokenizer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKPOINT = FIXTURES_DIR
@@ -185,6 +182,7 @@ def test_unusual_case_forms_are_taken_or_refused_as_the_official_code_does(given
         assert normalize_language(given) == expected
 
 
-def test_build_prompt_takes_only_canonical_language_names(tokenizer):
-    with pytest.raises(ValueError, match="'English'"):
-        build_prompt(tokenizer, 3, language="english")
+def test_build_prompt_takes_language_names_in_any_case_and_their_codes(tokenizer):
+    want = build_prompt(tokenizer, 3, language="English")
+    for given in ("english", "ENGLISH", "en", "EN"):
+        assert build_prompt(tokenizer, 3, language=given) == want, given

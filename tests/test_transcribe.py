@@ -115,11 +115,14 @@ def test_long_audio_gives_one_timed_segment_per_chunk(tiny_model):
     assert [len(ids) for ids in result.token_ids] == [2, 2, 2] and result.hit_token_budget
 
 
-def test_chunk_texts_join_with_spaces_except_for_languages_written_without_them():
+def test_chunk_texts_join_with_spaces_except_next_to_scripts_written_without_them():
     segments = [Segment(0, 1, "Hello there.", "English"), Segment(1, 2, "", ""), Segment(2, 3, "Bye.", "English")]
     assert join_texts(segments) == "Hello there. Bye."
     chinese = [Segment(0, 1, "你好。", "Chinese"), Segment(1, 2, "再见。", "Chinese")]
     assert join_texts(chinese) == "你好。再见。"
+    # Fun-ASR-Nano reports no language; a forced one says nothing of the script either: the text does
+    unreported = [Segment(0, 1, "今日は", ""), Segment(1, 2, "いい天気", ""), Segment(2, 3, "สวัสดี", "English")]
+    assert join_texts(unreported) == "今日はいい天気สวัสดี"
     assert merge_languages(segments + chinese) == "English,Chinese"
 
 

@@ -20,6 +20,8 @@ import numpy as np
 
 from ..audio.features import log_mel_spectrogram
 from ..audio.io import SAMPLE_RATE, AudioInput, prepare_audio
+from ..families import require_task
+from ..languages import CODES
 from ..model.two_streams import two_streams
 from ..result import Segment, Word
 from .model import ForcedAligner, prompt_ids
@@ -35,9 +37,11 @@ def max_seconds(aligner: ForcedAligner) -> float:
 
 
 def checked_language(aligner: ForcedAligner, language: Optional[str]) -> Optional[str]:
-    """`language` in the checkpoint's own spelling ("english" -> "English"); None stays None."""
+    """`language` (a name in any case, or its ISO-639-1 code) in the checkpoint's own spelling ("english",
+    "en" -> "English"); None stays None."""
     if language is None or not language.strip():
         return None
+    language = CODES.get(language.strip().lower(), language)
     names = {name.lower(): name for name in aligner.args.support_languages}
     if names and language.strip().lower() not in names:
         raise ValueError(
@@ -48,11 +52,8 @@ def checked_language(aligner: ForcedAligner, language: Optional[str]) -> Optiona
 
 
 def check_aligner(aligner) -> None:
-    if not isinstance(aligner, ForcedAligner):
-        raise ValueError(
-            f"aligner must be a Qwen3-ForcedAligner model, got {type(aligner).__name__}: "
-            "load one with mq.load('Qwen/Qwen3-ForcedAligner-0.6B')"
-        )
+    """ValueError, one line, unless `aligner` is a forced aligner (a recogniser passed as one, say)."""
+    require_task(aligner, "align", "aligner")
 
 
 def timestamp_classes(

@@ -3,7 +3,7 @@
     mel [frames, 128] -> audio_tower (windowed, or full attention like the official wrapper)
                                                                    -> audio features [n_audio, hidden]
     prompt ids [L]: <|audio_start|> n_audio x <|audio_pad|> <|audio_end|> (unit <timestamp> <timestamp>)...
-    -> embed + splice (as in Qwen3ASR) -> causal Qwen3 decoder -> hidden [L, hidden]
+    -> embed + splice (model/speech_lm.py) -> causal Qwen3 decoder -> hidden [L, hidden]
     -> hidden at the <timestamp> positions [2 x units] -> lm_head [classify_num = 5000] -> argmax classes
     (class x timestamp_segment_time = 80 ms; repair.py makes the times monotonic)
 
@@ -27,23 +27,26 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from ..model.config import ModelArgs
+from ..model import speech_lm
 from ..model.decoder import TextModel
-from ..model.encoder import AudioEncoder, clip_windows
-from ..model.model import Qwen3ASR
-from ..tokenizer import MISTRAL_SPLIT_PATTERN
+from ..qwen3asr.config import ModelArgs as Qwen3ASRArgs
+from ..qwen3asr.encoder import AudioEncoder, clip_windows
+from ..qwen3asr.model import checkpoint_names, sanitize_weights
 
-ALIGNER_MODEL_TYPE = "qwen3_forced_aligner"
-
-
-def is_aligner_config(config: dict[str, Any]) -> bool:
-    """Official layout: thinker_config.model_type (the top level says qwen3_asr); a flattened config: its own."""
-    thinker = config.get("thinker_config", {})
-    return ALIGNER_MODEL_TYPE in (thinker.get("model_type"), config.get("model_type"))
+MODEL_TYPE = "qwen3_forced_aligner"  # in thinker_config (official layout; the top level says qwen3_asr)
+# The split the official processors really use: they load with fix_mistral_regex=True, and transformers
+# 4.57.6 then (config.json says transformers_version 4.57.6) swaps in Mistral's regex, which also splits
+# at lower-to-upper case changes: `iPhone` -> `i|Phone`, `GitHub` -> `Git|Hub`. The aligner encodes its
+# units with it, so that its prompts are the official ones (tests/fixtures/aligner, "mixed" case).
+MISTRAL_SPLIT_PATTERN = (
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"
+    r"|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 @dataclasses.dataclass
-class AlignerArgs(ModelArgs):
+class AlignerArgs(Qwen3ASRArgs):
     classify_num: int = 5000
     timestamp_token_id: int = 151705
     timestamp_segment_time: float = 80.0  # ms per class
@@ -56,9 +59,9 @@ class AlignerArgs(ModelArgs):
                 "config.json has no classify_num: this is not a Qwen3-ForcedAligner checkpoint "
                 "(model_type qwen3_forced_aligner)"
             )
-        base = ModelArgs.from_dict(config)
+        base = Qwen3ASRArgs.from_dict(config)
         return cls(
-            **{f.name: getattr(base, f.name) for f in dataclasses.fields(ModelArgs)},
+            **{f.name: getattr(base, f.name) for f in dataclasses.fields(Qwen3ASRArgs)},
             classify_num=thinker["classify_num"],
             timestamp_token_id=config.get("timestamp_token_id", cls.timestamp_token_id),
             timestamp_segment_time=float(config.get("timestamp_segment_time", cls.timestamp_segment_time)),
@@ -75,22 +78,33 @@ def prompt_ids(unit_ids: list[list[int]], n_audio_tokens: int, args: AlignerArgs
     return ids if unit_ids else ids + pair
 
 
-class ForcedAligner(Qwen3ASR):
-    """Qwen3ASR's encoder, decoder, audio splice and `sanitize`, with a head of classify_num rows."""
+class ForcedAligner(nn.Module):
+    """Qwen3-ASR's encoder and the shared Qwen3 decoder (components), with a head of classify_num rows."""
 
+    task = "align"
     tokenizer_split_pattern = MISTRAL_SPLIT_PATTERN  # as the official processor: `iPhone` -> `i|Phone`
     # The classifier head stays float in conversions: its argmax IS the timestamp, neighbouring 80 ms
     # classes can be close, and at [5000, 1024] it is ~1% of the weights, so quantizing saves little.
     keep_float = ("lm_head",)
 
     def __init__(self, args: AlignerArgs):
-        nn.Module.__init__(self)  # not Qwen3ASR.__init__: its untied head would have vocab_size rows
+        super().__init__()
         self.args = args
         self.audio_tower = AudioEncoder(args.audio)
         self.model = TextModel(args.text)
         self.lm_head = nn.Linear(args.text.hidden_size, args.classify_num, bias=False)
         self.tokenizer = None  # set by load(): the checkpoint's tokenizer (knows <timestamp>)
         self.path = None  # set by load()
+
+    embed = speech_lm.embed
+
+    @property
+    def dtype(self) -> mx.Dtype:
+        return self.audio_tower.ln_post.weight.dtype
+
+    def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
+        """Checkpoint tensors (official names, torch layout) -> module names and layout (as Qwen3-ASR's)."""
+        return sanitize_weights(weights, self.args.text.tie_word_embeddings)
 
     def encode(self, mel: mx.array, full_attention: bool = False) -> mx.array:
         """Log-mel [frames, n_mels] -> audio features [n_audio_tokens, hidden]; windows of 104 tokens,
@@ -112,3 +126,7 @@ class ForcedAligner(Qwen3ASR):
     def timestamp_classes(self, prompt_ids: mx.array, audio_features: mx.array) -> list[int]:
         """The argmax class at each <timestamp> position (start, end, start, end, ...)."""
         return mx.argmax(self.timestamp_logits(prompt_ids, audio_features), axis=-1).tolist()
+
+
+Model, ModelArgs = ForcedAligner, AlignerArgs  # what the registry (families.py) builds for this folder
+__all__ = ["AlignerArgs", "ForcedAligner", "Model", "ModelArgs", "checkpoint_names", "prompt_ids"]

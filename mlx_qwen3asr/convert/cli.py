@@ -15,7 +15,6 @@ from typing import Optional
 
 import mlx.core as mx
 
-from ..align.model import ForcedAligner
 from ..blas import ensure_fast_blas
 from ..lifecycle import releases_mlx_streams
 from ..load import DEFAULT_MODEL, DTYPES, read_config, skeleton, slow_quantized_note
@@ -164,7 +163,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 130
     for line in summary(result, recipe, peak_rss_bytes()):
         console.print(line, highlight=False, soft_wrap=True)
-    if args.fidelity_tokens > 0 and isinstance(skeleton(read_config(result.folder)), ForcedAligner):
+    if args.fidelity_tokens > 0 and skeleton(read_config(result.folder)).task == "align":
         err.print(
             "fidelity check: float32 source vs converted, timestamps of a fixed text on a built-in 3 s test signal",
             highlight=False,

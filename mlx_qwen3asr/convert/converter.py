@@ -40,20 +40,13 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from ..funasr.original import hf_from_original, is_original
+from ..families import FAMILIES, model_type, original_release
+from ..hub import resolve_model_path
 from ..layout import SIDE_FILES
-from ..load import (
-    DTYPES,
-    FAMILIES,
-    LOAD_OVERHEAD,
-    checked_skeleton,
-    load_weights,
-    read_config,
-    resolve_model_path,
-    weight_files,
-)
+from ..load import DTYPES, LOAD_OVERHEAD, checked_skeleton, load_weights, read_config
 from ..memory import ensure_memory
-from ..model.model import Qwen3ASR
+from ..recogniser import Recogniser
+from ..weights import weight_files
 from .writer import ShardWriter, staging_folder
 
 FLOAT = 16  # `bits` value meaning "leave these layers in float"
@@ -117,7 +110,7 @@ class ConversionResult:
     peak_memory_bytes: int  # MLX's peak allocation during the conversion
 
 
-def quantization_plan(model: Qwen3ASR, recipe: Recipe) -> dict[str, Optional[dict]]:
+def quantization_plan(model: Recogniser, recipe: Recipe) -> dict[str, Optional[dict]]:
     """Every quantizable module path -> its to_quantized() parameters, or None (float)."""
     return {
         path: None if path in model.keep_float else recipe.params_for(path, module)
@@ -141,14 +134,8 @@ def quantization_entry(plan: dict[str, Optional[dict]]) -> Optional[dict]:
 
 def source_config(folder: Path) -> dict:
     """config.json of a float Qwen3-ASR or Fun-ASR-Nano checkpoint, or an error saying what is wrong with it."""
-    config = read_config(folder)  # checked: audio_config / text_config and their keys
-    model_type = config.get("model_type", MODEL_TYPE)
-    if model_type not in FAMILIES:
-        raise ValueError(
-            f"{folder / 'config.json'} has model_type '{model_type}': this converter takes Qwen3-ASR and "
-            f"Fun-ASR-Nano checkpoints (model_type {' or '.join(repr(t) for t in FAMILIES)}), such as "
-            "Qwen/Qwen3-ASR-0.6B or FunAudioLLM/Fun-ASR-Nano-2512-hf"
-        )
+    config = read_config(folder)  # checked: its family's keys (an unknown model_type is refused there)
+    assert model_type(config) in FAMILIES
     if config.get("quantization"):
         raise ValueError(f"{folder} is already quantized: convert from the original float checkpoint instead")
     return config
@@ -175,8 +162,9 @@ def convert(
     folder = resolve_model_path(source)
     out_dir = Path(out_dir).expanduser()
     _check_target(folder, out_dir, force)
-    if is_original(folder):  # FunASR's model.pt release: through a temporary "-hf" copy (needs torch)
-        hf_folder, scratch = hf_from_original(folder)
+    original = original_release(folder)
+    if original is not None:  # e.g. FunASR's model.pt release: through a temporary "-hf" copy (needs torch)
+        hf_folder, scratch = original.hf_from_original(folder)
         with scratch:
             return convert(hf_folder, out_dir, recipe, force=force, allow_4bit_encoder=allow_4bit_encoder,
                            max_shard_bytes=max_shard_bytes, progress=progress)  # fmt: skip
@@ -203,7 +191,7 @@ def convert(
     return ConversionResult(out_dir, folder, source_bytes, output_bytes, quantization, seconds, mx.get_peak_memory())
 
 
-def conversion_blocks(model: Qwen3ASR) -> Iterator[tuple[str, nn.Module]]:
+def conversion_blocks(model: Recogniser) -> Iterator[tuple[str, nn.Module]]:
     """Each encoder and decoder layer on its own, then the model without its layers (the rest).
 
     The layers are detached from the skeleton as they are handed out, so a converted layer is

@@ -23,7 +23,7 @@ import numpy as np
 from ..audio.io import SAMPLE_RATE
 from ..generate import generate_steps
 from ..load import load
-from ..model.model import Qwen3ASR, encode_audio
+from ..recogniser import Recogniser, encode_audio
 
 # progress(model, tokens done, tokens in all): "source" as its greedy tokens come, "converted" once
 # its single pass over them is done. The source's greedy decode takes most of the check's time.
@@ -66,7 +66,7 @@ class Fidelity:
 
 
 def trace(
-    model: Qwen3ASR,
+    model: Recogniser,
     wave: np.ndarray,
     n_tokens: int,
     teacher: Optional[list[int]] = None,

@@ -28,6 +28,7 @@ LOW_FREQ, HIGH_FREQ = 20.0, SAMPLE_RATE / 2
 PREEMPHASIS = 0.97
 LOG_FLOOR = float(np.finfo(np.float32).eps)  # ln floor: -15.942385
 LFR_FRAMES, LFR_STRIDE = 7, 6
+LFR_SECONDS = LFR_STRIDE * FRAME_SHIFT / SAMPLE_RATE  # 0.06 s of audio per LFR frame (one audio token)
 
 
 def _mel(freq: np.ndarray) -> np.ndarray:

@@ -1,14 +1,17 @@
-"""Fun-ASR-Nano: the SAN-M encoder and adaptor's audio embeddings spliced into OUR Qwen3 decoder.
+"""Fun-ASR-Nano: the SAN-M encoder and adaptor's audio embeddings spliced into the shared Qwen3 decoder.
 
     wave -> features (frontend.py) [T, 560] -> audio_tower (encoder.py) [T, 512]
     -> multi_modal_projector (adaptor.py) [T, 1024] = audio embeddings, one per LFR frame
     prompt ids (prompt.py: T x <|object_ref_start|> inside) -> embed_tokens -> placeholders replaced
-    -> Qwen3 decoder (mlx_qwen3asr.model.decoder.TextModel, + KV cache) -> tied LM head -> logits
+    -> Qwen3 decoder (model/speech_lm.py: TextModel, + KV cache) -> tied LM head -> logits
 
-Everything from the prompt embeddings on is Qwen3-ASR's, unchanged: this class is a Qwen3ASR whose
-audio path (features, encode, prompt, answer parsing) is Fun-ASR-Nano's, so the decode loop,
-batching, streaming, CLI, app and server drive it through the same methods. Module names are the
-"-hf" checkpoint names without `model.` (`model.language_model.` -> `model.`), so loading is a rename.
+The decoder side is the component both recognisers hold (model/speech_lm.py); the audio path
+(features, encode, prompt with its `keywords` hotword block, answer parsing) and the facts below are
+Fun-ASR-Nano's. Module names are the "-hf" checkpoint names without `model.`
+(`model.language_model.` -> `model.`), so loading is a rename.
+
+One pass takes at most 2048 LFR frames (encoder max_position_embeddings - 1: 2048 x 60 ms = 122.88 s):
+the official code runs any shorter clip whole, so that is the default chunk length here too.
 """
 
 from collections.abc import Sequence
@@ -19,20 +22,40 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
+from ..model import speech_lm
 from ..model.decoder import TextModel
-from ..model.model import Qwen3ASR
+from ..script import join_text
+from . import original
 from .adaptor import Adaptor
 from .config import FunAsrNanoArgs
 from .encoder import AudioEncoder
+from .frontend import LFR_SECONDS
 from .frontend import features as lfr_features
-from .prompt import build_prompt
+from .prompt import LANGUAGES, build_prompt
 
 
-class FunAsrNano(Qwen3ASR):
+def checkpoint_names(weights: dict[str, mx.array]) -> dict[str, mx.array]:
+    """The "-hf" names are the names sanitize takes: unchanged."""
+    return dict(weights)
+
+
+def parse_output(raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
+    """(language, text): the answer is the bare transcript; the language is the forced one, else unknown.
+    No clean-up: the official returns the decoded text as it is. Append-only as it stands, so it also
+    reads a streaming window's answer so far."""
+    text = raw.strip() if raw else ""
+    return (forced_language or "") if text else "", text
+
+
+class FunAsrNano(nn.Module):
+    task = "transcribe"
+    languages = LANGUAGES
+    tokenizer_split_pattern: Optional[str] = None
+    keep_float: tuple[str, ...] = ()
     windowed_encoder = False  # attention spans the whole clip: no per-window encoder cache when streaming
 
     def __init__(self, args: FunAsrNanoArgs):
-        nn.Module.__init__(self)  # not Qwen3ASR.__init__: another audio path, the same decoder side
+        super().__init__()
         self.args = args
         self.audio_tower = AudioEncoder(args.audio)
         self.multi_modal_projector = Adaptor(args.audio.hidden_size, args.adaptor)
@@ -43,9 +66,28 @@ class FunAsrNano(Qwen3ASR):
         self.path: Optional[Path] = None
         self._decode_step = None
 
+    embed = speech_lm.embed
+    logits = speech_lm.logits
+    __call__ = speech_lm.forward
+    decode_step = speech_lm.decode_step
+    make_cache = speech_lm.make_cache
+    parse_output = staticmethod(parse_output)
+    parse_partial = staticmethod(parse_output)
+    join_text = staticmethod(join_text)
+
     @property
     def dtype(self) -> mx.Dtype:
         return self.model.norm.weight.dtype
+
+    @property
+    def audio_tokens_per_second(self) -> float:
+        """One audio embedding per LFR frame: 1 / 0.06 s."""
+        return 1 / LFR_SECONDS
+
+    @property
+    def chunk_seconds(self) -> float:
+        """The longest audio one pass takes: 2048 LFR frames (122.88 s) for the released checkpoint."""
+        return self.args.audio.max_frames * LFR_SECONDS
 
     def features(self, wave: np.ndarray) -> mx.array:
         """Waveform (16 kHz) -> LFR fbank features [T, 560] in the model's dtype."""
@@ -60,16 +102,18 @@ class FunAsrNano(Qwen3ASR):
         return [self.encode(f) for f in features]
 
     def prompt_ids(
-        self, n_audio: int, context: str = "", language: Optional[str] = None, keywords: Sequence[str] = ()
+        self, n_audio: int, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()
     ) -> list[int]:
-        """The official processor's prompt (prompt.py): `context` is its `prompt`, `keywords` its hotwords."""
-        return build_prompt(self.tokenizer, n_audio, context, language, keywords)
+        """The official processor's prompt (prompt.py): `context` is its `prompt`, `hotwords` its `keywords`."""
+        return build_prompt(self.tokenizer, n_audio, context, language, hotwords)
 
-    def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
-        """(language, text): the answer is the bare transcript; the language is the forced one, else unknown.
-        No clean-up: the official returns the decoded text as it is."""
-        text = raw.strip() if raw else ""
-        return (forced_language or "") if text else "", text
+    def prompt_parts(
+        self, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()
+    ) -> tuple[list[int], list[int]]:
+        """The prompt's ids before its audio placeholders (the head) and after them (the tail)."""
+        ids = self.prompt_ids(1, context, language, hotwords)
+        pad = ids.index(self.args.audio_token_id)
+        return ids[:pad], ids[pad + 1 :]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
         """ "-hf" names -> module names; the FSMN conv from torch's [C, 1, K] to MLX's [C, K, 1] (idempotent);
@@ -86,3 +130,7 @@ class FunAsrNano(Qwen3ASR):
                 value = value.transpose(0, 2, 1)
             out[name] = value
         return out
+
+
+Model, ModelArgs = FunAsrNano, FunAsrNanoArgs  # what the registry (families.py) builds for this folder
+ORIGINAL = original  # the original FunASR release (model.pt): is_original(folder), hf_from_original(folder)

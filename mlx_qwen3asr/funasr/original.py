@@ -48,6 +48,14 @@ def is_original(folder: Path) -> bool:
     return (folder / ORIGINAL_WEIGHTS).is_file() and not (folder / "config.json").is_file()
 
 
+def refusal(folder: Path) -> str:
+    """What `load` says about an original release: convert it once first."""
+    return (
+        f"{folder} is the original FunASR release (model.pt): convert it once with scripts/convert.sh --model "
+        f"{folder} -o FOLDER (needs torch), or use the transformers release FunAudioLLM/Fun-ASR-Nano-2512-hf"
+    )
+
+
 def _block(rest: str) -> str:
     for old, new in BLOCK_RENAMES:
         if rest.startswith(old):

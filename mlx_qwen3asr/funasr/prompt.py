@@ -14,6 +14,8 @@ the official `prompt=""` would still emit the context header with an empty line.
 from collections.abc import Sequence
 from typing import Optional
 
+from ..languages import Languages
+
 SYSTEM = "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
 CONTEXT_HEADER = (
     "请结合上下文信息，更加准确地完成语音转写任务。如果没有相关信息，我们会留空。\n\n\n**上下文信息：**\n\n\n"
@@ -21,32 +23,16 @@ CONTEXT_HEADER = (
 HOTWORDS = "热词列表：[{}]\n"
 TASK = "语音转写{}："
 TAIL = "<|im_end|>\n<|im_start|>assistant\n"
-# The instruction's language names; keys are lower-cased (the official accepts any case).
-LANGUAGE_NAMES = {
-    "zh": "中文",
-    "chinese": "中文",
-    "中文": "中文",
-    "en": "英文",
-    "english": "英文",
-    "英文": "英文",
-    "ja": "日文",
-    "japanese": "日文",
-    "日文": "日文",
-}
-LANGUAGES = ("Chinese", "English", "Japanese")  # what `language=` can force (by name or zh/en/ja)
+LANGUAGES = Languages("Fun-ASR-Nano", ("Chinese", "English", "Japanese"))  # what `language=` can force
+INSTRUCTION_NAMES = {"Chinese": "中文", "English": "英文", "Japanese": "日文"}  # as the instruction writes them
 
 
 def instruction_language(language: Optional[str]) -> str:
-    """The name the instruction uses for `language` ("English", "en" -> "英文"); "" for None."""
-    if language is None or not str(language).strip():
-        return ""
-    name = LANGUAGE_NAMES.get(str(language).strip().lower())
-    if name is None:
-        raise ValueError(
-            f"Fun-ASR-Nano cannot be told the language {language!r}: use one of {', '.join(LANGUAGES)} "
-            "(or zh, en, ja), or None to let the model detect it."
-        )
-    return name
+    """The name the instruction uses for `language` ("English", "en", "英文" -> "英文"); "" for None."""
+    if language is not None and str(language).strip() in INSTRUCTION_NAMES.values():
+        return str(language).strip()
+    name = LANGUAGES.check(language)  # a name in any case or a code; one line naming the list otherwise
+    return INSTRUCTION_NAMES[name] if name else ""
 
 
 def prompt_text(context: Optional[str], language: Optional[str], keywords: Sequence[str] = ()) -> tuple[str, str]:

@@ -1,7 +1,7 @@
-"""The network: audio encoder, Qwen3 decoder with its KV cache, and the model that joins them."""
+"""The Qwen3 decoder both recognisers hold (a component, model/speech_lm.py): its layers, KV cache,
+attention, RoPE, the compiled decode step and the CPU two-stream tactic."""
 
 from .cache import KVCache
-from .config import AudioArgs, ModelArgs, TextArgs
-from .model import Qwen3ASR, encode_audio, encode_audios
+from .config import TextArgs
 
-__all__ = ["AudioArgs", "KVCache", "ModelArgs", "Qwen3ASR", "TextArgs", "encode_audio", "encode_audios"]
+__all__ = ["KVCache", "TextArgs"]

@@ -1,7 +1,7 @@
 """One decode step of one row as a single compiled graph: embedding -> logits, on a list of KVCache.
 
     embedding [1, 1, hidden], position p = the cache's offset
-      -> the decoder's own forward pass (TextModel, Qwen3ASR.logits) on SlotCaches:
+      -> the decoder's own forward pass (TextModel, speech_lm.logits) on SlotCaches:
          each layer's new key/value written into its cache's storage at slot p,
          attention over the WHOLE storage [kv_heads, capacity, head_dim] with slots after p masked
       -> logits [1, 1, vocab]; each KVCache takes the written storage and the offset p + 1

@@ -5,10 +5,10 @@ two_streams(), off the CPU, on one core) or when its products cannot be cut (qua
 import mlx.core as mx
 import mlx.nn as nn
 
+from ..qwen3asr.encoder import AudioAttention, AudioEncoder, AudioEncoderLayer, windowed_attention
 from .activations import gelu, swiglu
 from .attention import attention
 from .decoder import MLP, Attention
-from .encoder import AudioAttention, AudioEncoder, AudioEncoderLayer, windowed_attention
 from .rope import rotate_heads
 from .two_streams import evaluated_on_two_streams, halves, linear_halves, linear_part, on, row_part, side_stream, splits
 

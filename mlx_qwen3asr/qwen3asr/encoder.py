@@ -20,8 +20,8 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from .activations import gelu
-from .attention import attention
+from ..model.activations import gelu
+from ..model.attention import attention
 from .config import AudioArgs, conv_stem_length
 
 # Chunks (1 s of audio each) through the conv stem at a time. Its activations take ~30 MB per chunk

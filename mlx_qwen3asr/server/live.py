@@ -27,6 +27,7 @@ import numpy as np
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.options import hotword_list
 from mlx_qwen3asr.streaming import Event, LiveSession, WindowSession
 from mlx_qwen3asr.streaming.segmenter import (
     MAX_UTTERANCE_SECONDS,
@@ -58,10 +59,11 @@ class LiveOptions:
     max_new_tokens: Optional[int] = None
     pause: float = PAUSE_SECONDS
     max_utterance: float = MAX_UTTERANCE_SECONDS
+    hotwords: tuple[str, ...] = ()  # the `hotwords` query parameter: a comma-separated list
 
     def decode_options(self, server_cap: Optional[int]) -> mq.DecodeOptions:
         caps = [n for n in (self.max_new_tokens, server_cap) if n is not None]
-        return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None)
+        return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None, self.hotwords)
 
 
 def _number(query, name: str, default: float, minimum: float, integer: bool = False) -> float:
@@ -95,9 +97,10 @@ def live_options(query, state) -> LiveOptions:
         _number(query, "max_new_tokens", None, 1, integer=True),
         _number(query, "pause", PAUSE_SECONDS, MIN_PAUSE_SECONDS),
         _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
+        hotword_list(query.get("hotwords", "")),
     )
     state.checked(options.prompt, options.language)
-    checked_prompt(state, mq.DecodeOptions(options.language, options.prompt))  # its length in tokens
+    checked_prompt(state, options.decode_options(None))  # its length in tokens
     return options
 
 
@@ -117,7 +120,7 @@ def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
-def make_session(model: mq.Qwen3ASR, options: LiveOptions, server_cap: Optional[int], prefixes):
+def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes):
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap)
     if options.engine == "window":

@@ -53,7 +53,9 @@ async def transcriptions(request: Request) -> Response:
     fields = await read_request(request, state.has_aligner)
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
     duration = len(wave) / mq.SAMPLE_RATE
-    options = checked_prompt(state, mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens))
+    options = checked_prompt(
+        state, mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
+    )
     state.checked(options.context, options.language)
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()

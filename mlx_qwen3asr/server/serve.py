@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
@@ -80,8 +81,7 @@ def load_and_warm(
     """Runs on the worker thread: the first request then pays no compile or allocation cost (and
     finds the prompt head without a context already computed)."""
     model = mq.load(model_path, dtype=dtype)
-    if not isinstance(model, mq.Qwen3ASR):
-        raise ValueError(f"--model {model_path} is not a speech recognition model (a forced aligner? use --aligner)")
+    require_task(model, "transcribe", f"--model {model_path}")
     served = ServedModels(model, prefix_bytes=prefix_bytes)
     noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
     mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
@@ -89,8 +89,7 @@ def load_and_warm(
     live.warm_up()  # the live path too
     if aligner_path is not None:
         served.aligner = mq.load(aligner_path, dtype=dtype)
-        if not isinstance(served.aligner, mq.ForcedAligner):
-            raise ValueError(f"--aligner {aligner_path} is not a forced aligner (Qwen/Qwen3-ForcedAligner-0.6B)")
+        require_task(served.aligner, "align", f"--aligner {aligner_path}")
         mq.align(noise, "warm up", served.aligner, "English")
     return served
 

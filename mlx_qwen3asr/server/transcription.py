@@ -25,7 +25,7 @@ class ServedModels:
     and the speech model's prompt heads by context (an LRU of at most `prefix_bytes`, --prefix-cache-mb):
     every file request and live session with a context already seen skips its prefill."""
 
-    asr: mq.Qwen3ASR
+    asr: mq.Recogniser
     aligner: Optional[mq.ForcedAligner] = None
     prefix_bytes: int = DEFAULT_MAX_BYTES
     prefixes: PrefixCache = field(init=False)

@@ -21,6 +21,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.options import hotword_list
 
 from .errors import APIError
 from .languages import resolve_language
@@ -38,6 +39,7 @@ class TranscriptionRequest:
     language: Optional[str]  # a library language name; None: detect
     prompt: str
     response_format: str
+    hotwords: tuple[str, ...]  # the `hotwords` field: a comma-separated list
     stream: bool
     words: bool  # timestamp_granularities[] has "word"
 
@@ -70,6 +72,7 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
         filename=os.path.basename(upload.filename or "audio"),
         language=resolve_language(_text(form, "language")),
         prompt=_text(form, "prompt") or "",
+        hotwords=hotword_list(_text(form, "hotwords") or ""),
         response_format=response_format,
         stream=_boolean(_text(form, "stream"), "stream"),
         words=words,

@@ -38,9 +38,9 @@ import numpy as np
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.samples import SampleStream
 from ..audio.vad import DEAD_PEAK
-from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
+from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -56,7 +56,7 @@ class LiveSession:
 
     def __init__(
         self,
-        model: Optional[Qwen3ASR],
+        model: Optional[Recogniser],
         options: DecodeOptions = DecodeOptions(),
         *,
         pause: float = PAUSE_SECONDS,

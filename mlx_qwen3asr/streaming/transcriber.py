@@ -26,7 +26,7 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -36,9 +36,9 @@ from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
 from ..generate import Decoding
-from ..model.model import Qwen3ASR
 from ..options import DecodeOptions, token_budget
 from ..prefix_cache import PrefixCache, prefix_cache_for
+from ..recogniser import Recogniser
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
@@ -95,10 +95,11 @@ class StreamingTranscriber:
 
     def __init__(
         self,
-        model: Optional[Qwen3ASR],
+        model: Optional[Recogniser],
         language: Optional[str] = None,
         context: str = "",
         *,
+        hotwords: Sequence[str] = (),
         sample_rate: int = SAMPLE_RATE,
         chunk_seconds: float = 2.0,
         window_seconds: float = 30.0,
@@ -109,7 +110,8 @@ class StreamingTranscriber:
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
-        """sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries
+        """hotwords: terms to recognise, as in `transcribe`.
+        sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries
         no rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz.
         chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
@@ -127,7 +129,7 @@ class StreamingTranscriber:
                 f"window_seconds={window_seconds} is too small: use at least "
                 f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}"
             )
-        self.decode_options = DecodeOptions(language, context)
+        self.decode_options = DecodeOptions(language, context, hotwords=tuple(hotwords))
         self.language = self.decode_options.language
         if engine is None:
             if model is None:
@@ -288,11 +290,11 @@ class StreamingTranscriber:
         self._new_window(rest, rest_voiced)
 
     def _commit(self, final: bool) -> None:
-        window, tokenizer = self.window, self.engine.tokenizer
-        language, text = window_text(tokenizer, window.committed, self.language)
+        window = self.window
+        language, text = window_text(self.engine, window.committed, self.language)
         if final:
-            language, text = final_text(tokenizer, window.raw, text, self.language)
-        committed = joined(window.base, text, language)
+            language, text = final_text(self.engine, window.raw, text, self.language)
+        committed = joined(window.base, text)
         assert committed.startswith(self.committed), "committed text must only grow"
         self.committed = committed
         self.detected_language = language or self.detected_language
@@ -300,8 +302,8 @@ class StreamingTranscriber:
     def _update(self, before: str) -> Update:
         if self._dirty:  # re-read the window's text only after a decoder run or a new window
             window = self.window
-            language, text = window_text(self.engine.tokenizer, window.raw, self.language)
-            current = joined(window.base, text, language)
+            language, text = window_text(self.engine, window.raw, self.language)
+            current = joined(window.base, text)
             assert current.startswith(self.committed), "the hypothesis must extend the committed text"
             self._tentative = current[len(self.committed) :]
             self._language = language or self.detected_language

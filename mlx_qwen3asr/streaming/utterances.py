@@ -28,10 +28,10 @@ import numpy as np
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..echo import is_context_echo
 from ..generate import Decoding
-from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache, prefix_cache_for
-from ..transcribe import CHUNK_SECONDS, has_speech, transcribe
+from ..recogniser import Recogniser
+from ..transcribe import has_speech, transcribe
 from .transcriber import StreamingTranscriber, StreamingTuning
 
 WARM_UP_SECONDS = 1.0
@@ -64,7 +64,7 @@ class OfflineEngine:
     (False), or taken from a shared PrefixCache; every utterance (and partial) starts from them."""
 
     def __init__(
-        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+        self, model: Recogniser, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
     ) -> None:
         self.model, self.options = model, options
         self.language = options.language or ""
@@ -96,7 +96,7 @@ class OfflineEngine:
 
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
-        options = DecodeOptions(self.options.language, self.options.context, max_new_tokens=2)
+        options = DecodeOptions(self.options.language, self.options.context, 2, self.options.hotwords)
         transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes or False)
 
 
@@ -109,7 +109,7 @@ class StreamingEngine(OfflineEngine):
 
     def __init__(
         self,
-        model: Qwen3ASR,
+        model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
         prefix_cache: Union[PrefixCache, bool] = True,
         reuse: bool = True,
@@ -123,6 +123,7 @@ class StreamingEngine(OfflineEngine):
             model,
             options.language,
             options.context,
+            hotwords=options.hotwords,
             chunk_seconds=STREAM_CHUNK_SECONDS,
             tuning=StreamingTuning(max_new_tokens=options.max_new_tokens),
             prefix_cache=self.prefixes or False,
@@ -148,7 +149,7 @@ class StreamingEngine(OfflineEngine):
         return text
 
     def _final(self, audio: np.ndarray) -> str:
-        if not self.reuse or len(audio) > CHUNK_SECONDS * RATE or not has_speech(audio):
+        if not self.reuse or len(audio) > self.model.chunk_seconds * RATE or not has_speech(audio):
             return super()._final(audio)
         result = self._stream.decode_whole(audio, self.options.budget(len(audio) / RATE))
         self.last_final = result
@@ -170,7 +171,7 @@ class StreamingEngine(OfflineEngine):
 
 
 def make_engine(
-    model: Qwen3ASR,
+    model: Recogniser,
     partials: str = "streaming",
     options: DecodeOptions = DecodeOptions(),
     prefix_cache: Union[PrefixCache, bool] = True,

@@ -14,9 +14,9 @@
 
 Each optimisation is a constructor switch so tests can check that on and off give the same tokens.
 
-A window's ids read as text: `window_text` (append-only: the text of a prefix of the ids is a prefix
-of the text), `final_text` (the official parse once the window is closed), and `rollback` (the
-prefix rule's "minus the last K tokens, not inside a UTF-8 character").
+A window's ids read as text by the model's own parsers: `window_text` (append-only: the text of a
+prefix of the ids is a prefix of the text), `final_text` (the official parse once the window is
+closed), and `rollback` (the prefix rule's "minus the last K tokens, not inside a UTF-8 character").
 """
 
 from collections.abc import Sequence
@@ -27,51 +27,42 @@ import numpy as np
 
 from ..generate import Decoding, StopRules, choices, decode
 from ..model.cache import KVCache, trim_cache
-from ..model.model import Qwen3ASR, encode_audio
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
-from ..tokenizer import ASR_TEXT_TAG, Tokenizer, is_space_delimited, parse_output
+from ..recogniser import Recogniser, encode_audio
+from ..script import join_text
+from ..tokenizer import Tokenizer
 from .encoder_cache import EncoderCache
 
-# Text of a window's ids. The header "language X<asr_text>" ends within this many characters, or the
-# output has none; deciding only then keeps the text of a prefix a prefix of the text (append-only).
-MAX_HEADER_CHARS = 40
+
+class Reader(Protocol):
+    """What reads a window's ids as text: the model (or the engine that holds it; tests pass fakes)."""
+
+    tokenizer: Tokenizer
+
+    def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]: ...
+
+    def parse_partial(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]: ...
 
 
-def window_text(tokenizer, ids: Sequence[int], forced_language: Optional[str] = None) -> tuple[str, str]:
-    """(language, text) of a window's output ids; the text of a prefix of ids is a prefix of this one.
-
-    Unlike parse_output there is no clean-up that could rewrite earlier text: a header still being
-    written gives "", and output without a header is all text.
-    """
-    decoded = tokenizer.decode(list(ids)).lstrip()
-    if forced_language or not tokenizer.has_language_header:  # no header to wait for
-        return forced_language or "", decoded.rstrip()
-    tag = decoded.find(ASR_TEXT_TAG)
-    if "language".startswith(decoded[:8]):
-        if 0 <= tag <= MAX_HEADER_CHARS:
-            language = parse_output(decoded[: tag + len(ASR_TEXT_TAG)])[0]
-            return language, decoded[tag + len(ASR_TEXT_TAG) :].strip()
-        if tag < 0 and len(decoded) < MAX_HEADER_CHARS + len(ASR_TEXT_TAG):
-            return "", ""
-    return "", decoded.rstrip()
+def window_text(reader: Reader, ids: Sequence[int], forced_language: Optional[str] = None) -> tuple[str, str]:
+    """(language, text) of a window's output ids, read by the model's own append-only parser: the text
+    of a prefix of ids is a prefix of this one (no clean-up that could rewrite earlier text)."""
+    return reader.parse_partial(reader.tokenizer.decode(list(ids)), forced_language)
 
 
-def final_text(tokenizer, ids: Sequence[int], committed: str, forced_language: Optional[str]) -> tuple[str, str]:
-    """(language, text) of a closed window: the official parse (as offline transcription gives it)
+def final_text(reader: Reader, ids: Sequence[int], committed: str, forced_language: Optional[str]) -> tuple[str, str]:
+    """(language, text) of a closed window: the model's own parse (as offline transcription gives it)
     when it extends the committed text, else the append-only reading."""
-    language, text = parse_output(tokenizer.decode(list(ids)), forced_language)
+    language, text = reader.parse_output(reader.tokenizer.decode(list(ids)), forced_language)
     if text.startswith(committed):
         return language, text
-    return window_text(tokenizer, ids, forced_language)
+    return window_text(reader, ids, forced_language)
 
 
-def joined(base: str, text: str, language: str) -> str:
-    """The session text `base` followed by a window's text, with a space where the language uses them."""
-    if not text:
-        return base
-    space = base and not base[-1].isspace() and is_space_delimited(language)
-    return base + (" " if space else "") + text
+def joined(base: str, text: str) -> str:
+    """The session text `base` followed by a window's text, joined by script (script.py)."""
+    return join_text(base, text)
 
 
 def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
@@ -83,10 +74,9 @@ def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
     return list(ids[:end])
 
 
-class Engine(Protocol):
-    """What the transcriber needs from a decoder (WindowDecoder below; tests inject fakes)."""
-
-    tokenizer: object  # .decode(ids) -> str
+class Engine(Reader, Protocol):
+    """What the transcriber needs from a decoder (WindowDecoder below; tests inject fakes): a Reader
+    of its ids, and decode/reset."""
 
     def decode(
         self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int
@@ -100,7 +90,7 @@ class WindowDecoder:
 
     def __init__(
         self,
-        model: Qwen3ASR,
+        model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
         *,
         encoder_cache: bool = True,
@@ -113,7 +103,8 @@ class WindowDecoder:
         head is prefilled with the rest of the first prompt)."""
         self.model, self.prefixes = model, prefixes
         self.context, self.language = options.context, options.language
-        self.head, self.tail = model.prompt_parts(options.context, options.language)
+        self.hotwords = options.hotwords
+        self.head, self.tail = model.prompt_parts(options.context, options.language, options.hotwords)
         self.audio_pad_id = model.args.audio_token_id
         # only an encoder attending in fixed windows has per-window features to keep (not Fun-ASR-Nano's)
         self.encoder = EncoderCache(model) if encoder_cache and model.windowed_encoder else None
@@ -123,6 +114,12 @@ class WindowDecoder:
     @property
     def tokenizer(self) -> Tokenizer:
         return self.model.tokenizer
+
+    def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
+        return self.model.parse_output(raw, forced_language)
+
+    def parse_partial(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]:
+        return self.model.parse_partial(raw, forced_language)
 
     def reset(self) -> None:
         """A new window starts: cached audio features and their keys/values no longer apply."""
@@ -151,7 +148,11 @@ class WindowDecoder:
     def _reusable(self, stable: int) -> int:
         """Trim the KV cache to its longest prefix still valid for the new prompt; return its length."""
         if not self.kv_reuse or not self.cache[0].offset:
-            self.cache = self.prefixes.cache(self.context, self.language) if self.prefixes else self.model.make_cache()
+            self.cache = (
+                self.prefixes.cache(self.context, self.language, hotwords=self.hotwords)
+                if self.prefixes
+                else self.model.make_cache()
+            )
         keep = min(stable, self.cache[0].offset)
         trim_cache(self.cache, self.cache[0].offset - keep)
         return keep

@@ -15,9 +15,9 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..model.model import Qwen3ASR
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
+from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
 from .transcriber import StreamingTranscriber, StreamingTuning, Update
@@ -27,12 +27,17 @@ class WindowSession:
     """feed/finish like LiveSession's, on a StreamingTranscriber. Not thread-safe."""
 
     def __init__(
-        self, model: Qwen3ASR, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+        self, model: Recogniser, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
     ) -> None:
         """prefix_cache: as StreamingTranscriber's."""
         tuning = StreamingTuning(max_new_tokens=options.max_new_tokens)
         self.stream = StreamingTranscriber(
-            model, options.language, options.context, tuning=tuning, prefix_cache=prefix_cache
+            model,
+            options.language,
+            options.context,
+            hotwords=options.hotwords,
+            tuning=tuning,
+            prefix_cache=prefix_cache,
         )
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits

@@ -36,7 +36,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
-from mlx_qwen3asr.model import encode_audio
+from mlx_qwen3asr.recogniser import encode_audio
 from scripts.bench.bare_products import limits
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint

@@ -53,9 +53,9 @@ def test_empty_audio_is_refused(tiny_aligner):
 
 
 def test_an_asr_model_passed_as_aligner_is_refused(tiny_model, speech):
-    with pytest.raises(ValueError, match="aligner must be a Qwen3-ForcedAligner model, got Qwen3ASR"):
+    with pytest.raises(ValueError, match="^aligner is a speech recogniser .*, not a forced aligner"):
         mq.align(speech, "hello", tiny_model)
-    with pytest.raises(ValueError, match="aligner must be a Qwen3-ForcedAligner model, got Qwen3ASR"):
+    with pytest.raises(ValueError, match="^aligner is a speech recogniser .*, not a forced aligner"):
         mq.transcribe(speech, tiny_model, aligner=tiny_model)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.align.model import AlignerArgs, ForcedAligner, prompt_ids
-from mlx_qwen3asr.model.encoder import n_audio_tokens
+from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
 from mlx_qwen3asr.testing.random_aligner import tiny_aligner_config, write_random_aligner
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config
 from mlx_qwen3asr.tokenizer import Tokenizer

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.model import encode_audio
-from mlx_qwen3asr.tokenizer import build_prompt
+from mlx_qwen3asr.qwen3asr.prompt import build_prompt
+from mlx_qwen3asr.recogniser import encode_audio
 
 TOLERANCE = 2e-2  # of the largest magnitude: float16 rounding through 2 encoder + 2 decoder layers
 

@@ -4,10 +4,11 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.model import encoder, two_stream_layers
+from mlx_qwen3asr.model import two_stream_layers
 from mlx_qwen3asr.model import two_streams as streams
-from mlx_qwen3asr.model.encoder import n_audio_tokens, windowed_attention
 from mlx_qwen3asr.model.two_streams import side_stream, two_streams
+from mlx_qwen3asr.qwen3asr import encoder
+from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens, windowed_attention
 
 
 @pytest.mark.parametrize(

@@ -150,3 +150,11 @@ def test_models_lists_the_served_model_and_health_answers(server, client, listen
     health = json.loads(body)
     assert (status, health["status"], health["model"]) == (200, "ok", listening_checkpoint.name), health
     assert (health["open_requests"], health["queued_jobs"]) == (0, 0), f"nothing is waiting: {health}"
+
+
+def test_serve_refuses_an_aligner_folder_as_the_model_in_one_line(tiny_aligner_dir):
+    from mlx_qwen3asr.server.serve import load_and_warm
+
+    with pytest.raises(ValueError, match=r"^--model \S+ is a forced aligner, not a speech recogniser") as error:
+        load_and_warm(str(tiny_aligner_dir), "float32")
+    assert "\n" not in str(error.value)

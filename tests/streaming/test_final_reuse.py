@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.qwen3asr.prompt import build_prompt
 from mlx_qwen3asr.streaming.utterances import StreamingEngine
 from mlx_qwen3asr.testing.signals import noise, silence
-from mlx_qwen3asr.tokenizer import build_prompt
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 RATE = 16000

@@ -10,8 +10,9 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio import resample
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
-from mlx_qwen3asr.model import encode_audio
-from mlx_qwen3asr.model.encoder import n_audio_tokens
+from mlx_qwen3asr.qwen3asr.answer import parse_output, parse_partial
+from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
+from mlx_qwen3asr.recogniser import encode_audio
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
@@ -48,9 +49,7 @@ def loud_frames(audio: np.ndarray) -> np.ndarray:
 HEADER = [0, 1, 2]  # "language English<asr_text>"
 
 
-class FakeTokenizer:
-    has_language_header = True  # its answers open with "language English<asr_text>" (HEADER)
-
+class FakeTokenizer:  # its answers open with "language English<asr_text>" (HEADER), as Qwen3-ASR's do
     def decode(self, ids, skip_special_tokens=True) -> str:
         words = {0: "language", 1: " English", 2: "<asr_text>"}
         return "".join(words.get(i, f" w{i - 10}") for i in ids)
@@ -59,6 +58,7 @@ class FakeTokenizer:
 class FakeEngine:
     def __init__(self, loop_on_call=None):
         self.tokenizer = FakeTokenizer()
+        self.parse_output, self.parse_partial = parse_output, parse_partial  # Qwen3-ASR's reading
         self.calls: list[dict] = []
         self.resets = 0
         self.loop_on_call = loop_on_call
@@ -253,11 +253,11 @@ def test_int16_and_float32_input_give_the_same_steps():
 def test_window_text_of_a_prefix_is_a_prefix_of_the_text(tiny_model):
     tokenizer = tiny_model.tokenizer
     ids = tokenizer.encode("language English<asr_text>Ein Maß 𝄞 voll, naïve 日本語 text.")
-    texts = [window_text(tokenizer, ids[:n])[1] for n in range(len(ids) + 1)]
+    texts = [window_text(tiny_model, ids[:n])[1] for n in range(len(ids) + 1)]
     for shorter, longer in zip(texts, texts[1:]):
         assert longer.startswith(shorter.rstrip("\ufffd")), (shorter, longer)
     assert texts[-1] == "Ein Maß 𝄞 voll, naïve 日本語 text."
-    assert window_text(tokenizer, ids)[0] == "English"
+    assert window_text(tiny_model, ids)[0] == "English"
 
 
 def test_rollback_never_ends_inside_a_utf8_character(tiny_model):

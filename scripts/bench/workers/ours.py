@@ -25,7 +25,7 @@ from mlx.utils import tree_flatten
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.blas import global_cblas
 from mlx_qwen3asr.generate import generate_steps
-from mlx_qwen3asr.model import encode_audio
+from mlx_qwen3asr.recogniser import encode_audio
 from scripts.bench.clips import clip
 from scripts.bench.workers.protocol import PROMPT_SECONDS, serve
 

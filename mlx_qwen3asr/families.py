@@ -1,0 +1,78 @@
+"""The registry: what a model folder's files say -> its family's module, in the shape of mlx-lm's
+`_get_classes` (one table; the family's module is imported when a folder names it).
+
+    folder -> kind (FOLDER_READERS: config.json's model_type; the aligner's sits in thinker_config;
+              a folder without one may be a family's original release, which its ORIGINAL module reads)
+    kind -> FAMILIES[kind] -> module with Model, ModelArgs, checkpoint_names [, ORIGINAL]
+
+A family module gives `Model` (the class; its `task` says what it is for: "transcribe" for a recogniser
+(recogniser.py's Protocol), "align" for the aligner), `ModelArgs.from_dict(config)` and
+`checkpoint_names(weights)` (the stored names -> the names its `sanitize` takes). A new family is a new
+folder plus one line below; a folder told apart by another file than config.json adds its reader.
+"""
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Optional
+
+from .jsonfile import read_json
+
+FAMILIES = {
+    "qwen3_asr": "mlx_qwen3asr.qwen3asr.model",  # Qwen/Qwen3-ASR-0.6B, -1.7B (official and "-hf" layouts)
+    "qwen3_forced_aligner": "mlx_qwen3asr.align.model",  # Qwen/Qwen3-ForcedAligner-0.6B
+    "fun_asr_nano": "mlx_qwen3asr.funasr.model",  # FunAudioLLM/Fun-ASR-Nano-2512-hf
+}
+DEFAULT_KIND = "qwen3_asr"  # a config.json without model_type (early Qwen3-ASR conversions)
+TASKS = {"transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)", "align": "a forced aligner"}
+
+
+def model_type(config: dict[str, Any]) -> str:
+    """The registry key config.json names: thinker_config.model_type when it is one (the aligner's
+    official layout), else the top-level model_type (DEFAULT_KIND when absent)."""
+    thinker = config.get("thinker_config")
+    inner = thinker.get("model_type") if isinstance(thinker, dict) else None
+    return inner if inner in FAMILIES else config.get("model_type", DEFAULT_KIND)
+
+
+# file in a model folder -> what it says the folder's kind is (a registry key)
+FOLDER_READERS = (("config.json", lambda path: model_type(read_json(path))),)
+
+
+def folder_kind(folder: Path) -> Optional[str]:
+    """The registry key a folder's files name, or None when none of FOLDER_READERS' files is there."""
+    for name, read in FOLDER_READERS:
+        if (folder / name).is_file():
+            return read(folder / name)
+    return None
+
+
+def family_module(config: dict[str, Any]) -> ModuleType:
+    """The module of the family config.json names (never guessed from sizes or tensor names)."""
+    kind = model_type(config)
+    if kind not in FAMILIES:
+        raise ValueError(
+            f"config.json has model_type {kind!r}: this package reads {', '.join(map(repr, FAMILIES))} "
+            "(Qwen/Qwen3-ASR-0.6B, Qwen/Qwen3-ForcedAligner-0.6B, FunAudioLLM/Fun-ASR-Nano-2512-hf)"
+        )
+    return importlib.import_module(FAMILIES[kind])
+
+
+def original_release(folder: Path) -> Optional[ModuleType]:
+    """The ORIGINAL reader of the family whose original (not yet converted) release `folder` is, if any:
+    it has is_original(folder), refusal(folder) and hf_from_original(folder)."""
+    for module in map(importlib.import_module, FAMILIES.values()):
+        original = getattr(module, "ORIGINAL", None)
+        if original is not None and original.is_original(folder):
+            return original
+    return None
+
+
+def require_task(model: Any, task: str, what: str) -> None:
+    """ValueError, one line, when `model` (given as `what`, e.g. "--model X") is not for `task`."""
+    has = getattr(model, "task", None)
+    if has != task:
+        raise ValueError(
+            f"{what} is {TASKS.get(has, 'not a model of this package')}, not {TASKS[task]}: "
+            f"pass {TASKS[task]} there" + (" (an aligner goes to --aligner / aligner=)" if has == "align" else "")
+        )
