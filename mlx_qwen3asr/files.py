@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
 import numpy as np
+from mlx.nn import Module
 
 from .align.aligner import check_aligner
-from .align.model import ForcedAligner
 from .audio.io import SAMPLE_RATE, load_audio
 from .formats import TIMESTAMPS, render
 from .load import load
@@ -110,7 +110,7 @@ def decode_files(
     *,
     options: DecodeOptions,
     batch_size: Optional[int] = None,
-    aligner: Optional[ForcedAligner] = None,
+    aligner: Optional[Module] = None,
 ) -> Iterator[tuple[int, Outcome, float]]:
     """(index in paths, its Transcription or why it failed, seconds of audio) for every file, in
     order. Files are decoded together, up to batch_size files or batch_size x model.chunk_seconds of audio
@@ -207,7 +207,7 @@ def transcribe_files(
     options: Optional[DecodeOptions] = None,
     batch_size: Optional[int] = None,
     dtype: Optional[str] = None,
-    aligner: Union[PathLike, ForcedAligner, None] = None,
+    aligner: Union[PathLike, Module, None] = None,
     ray: Union[None, str, "RayOptions"] = None,
     progress: bool = False,
     on_file: Optional[Callable[[FileOutcome], None]] = None,

@@ -23,9 +23,9 @@ from typing import Optional, Union
 
 import mlx.core as mx
 import numpy as np
+from mlx.nn import Module
 
 from .align.aligner import align_segments, check_aligner
-from .align.model import ForcedAligner
 from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.split import split_audio
@@ -136,7 +136,7 @@ def transcribe(
     sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
     on_progress: Optional[Callable[[float], None]] = None,
-    aligner: Optional[ForcedAligner] = None,
+    aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
@@ -188,7 +188,7 @@ def transcribe_batch(
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
     on_progress: Optional[Callable[[float], None]] = None,
     on_segment: Optional[Callable[[int, Segment], None]] = None,
-    aligner: Optional[ForcedAligner] = None,
+    aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different

@@ -41,6 +41,17 @@ def test_context_text_and_file_are_joined_by_newlines_and_hotwords_kept_apart(fi
     assert mq.DecodeOptions.from_files(hotwords="Qwen, MLX").hotwords == ("Qwen", "MLX")
 
 
+def test_qwen3_asr_puts_hotwords_in_its_context_as_one_line(tiny_model, speech):
+    hot = mq.transcribe(speech, tiny_model, context="Topic: MLX", hotwords=["Qwen", "Zürich"], max_new_tokens=4)
+    same = mq.transcribe(speech, tiny_model, context="Topic: MLX\nQwen, Zürich", max_new_tokens=4)
+    assert hot.segments[0].token_ids == same.segments[0].token_ids, "Qwen3-ASR has no hotword slot"
+    options = mq.DecodeOptions(hotwords=["Qwen", "Zürich"])
+    assert (
+        tiny_model.prompt_parts(options.context, None, options.hotwords)[0]
+        == tiny_model.prompt_parts("Qwen, Zürich")[0]
+    )
+
+
 def test_an_unreadable_file_is_one_line_naming_it(tmp_path):
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("Zürich".encode("latin-1"))

@@ -76,6 +76,14 @@ def test_prompt_is_passed_as_context(client, listening_model, long_pcm):
     assert transcribe(client, pcm, prompt="Qwen, MLX, Zurich").text == reference
 
 
+def test_a_hotwords_field_is_the_librarys_hotwords_option(client, listening_model, long_pcm):
+    pcm = long_pcm[: 4 * 16000]
+    reference = expected(listening_model, pcm, context="Topic: MLX", hotwords=["Qwen", "Zurich"])
+    answer = transcribe(client, pcm, prompt="Topic: MLX", extra_body={"hotwords": "Qwen, Zurich"})
+    assert answer.text == reference.text
+    assert reference.text != expected(listening_model, pcm, context="Topic: MLX").text, "the hotwords changed it"
+
+
 def test_requests_sharing_a_prompt_share_its_prompt_head_and_get_the_tokens_of_whole_prefills(
     server, client, listening_model, long_pcm
 ):

@@ -135,6 +135,19 @@ def test_a_prompt_costs_once_and_commits_what_the_library_commits_with_every_pro
     assert health["prefix_cache"]["contexts"] >= 1, health
 
 
+def test_hotwords_are_a_live_query_parameter(server, listening_model, recording):
+    _, pcm = recording
+    sent = pcm[: 5 * RATE]
+    query = "?" + urlencode({"hotwords": "Qwen, Zurich", "max_new_tokens": 6})
+    events = live_events(server, frames_of(sent), query)
+    live = mq.LiveSession(listening_model, mq.DecodeOptions(max_new_tokens=6, hotwords=["Qwen", "Zurich"]))
+    audio, expected = sent.astype(np.float32) / 32768, []
+    for start in range(0, len(audio), 1600):
+        expected += live.feed(audio[start : start + 1600])
+    expected = commits([e.to_dict() for e in expected + live.finish()])
+    assert commits(events) == expected and expected, f"socket:\n{commits(events)}\nlibrary:\n{expected}"
+
+
 def test_float32_frames_work_and_a_bad_frame_is_reported_and_dropped(server, listening_model, recording):
     _, pcm = recording
     samples = pcm[: 5 * RATE].astype(np.float32) / 32768
