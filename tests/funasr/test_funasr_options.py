@@ -49,7 +49,7 @@ def test_hotwords_are_part_of_the_prefix_cache_key(funasr):
     assert cache.head(hotwords=("Qwen", "MLX")) is hot and cache.stats()["hits"] == 1
 
 
-@pytest.mark.parametrize("variant", ["plain", "english"])
+@pytest.mark.parametrize("variant", ["plain", "english", "keywords"])
 def test_a_40_s_clip_is_one_pass_with_the_official_tokens(funasr, variant):
     golden = load_funasr_golden("joined40")
     result = mq.transcribe(clip("joined40"), funasr, options=options_of(variant))
