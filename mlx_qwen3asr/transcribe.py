@@ -211,12 +211,7 @@ def transcribe_batch(
         each.check_context(model.tokenizer)  # the context's length in tokens
     if aligner is not None:
         check_aligner(aligner)  # before the decoding, not after it
-    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
-    if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
-        raise ValueError(f"chunk_seconds must be a number of seconds, 1 or more, got {chunk_seconds!r}")
-    batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    chunk_seconds, batch_size = checked_sizes(model, chunk_seconds, batch_size)
     prefixes = prefix_cache_for(model, prefix_cache)
     waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
     work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds)]
@@ -236,6 +231,17 @@ def transcribe_batch(
     for wave, input_segments in zip(waves, segments if aligner is not None else []):
         align_segments(input_segments, wave, aligner)
     return [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
+
+
+def checked_sizes(model: Recogniser, chunk_seconds: Optional[float], batch_size: Optional[int]) -> tuple[float, int]:
+    """chunk_seconds (default the model's) and batch_size (default default_batch_size), checked."""
+    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
+    if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
+        raise ValueError(f"chunk_seconds must be a number of seconds, 1 or more, got {chunk_seconds!r}")
+    batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    return chunk_seconds, batch_size
 
 
 def default_batch_size(model: Recogniser, chunk_seconds: Optional[float] = None) -> int:

@@ -27,7 +27,6 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
@@ -41,6 +40,7 @@ from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
+from .updates import StreamingTuning, Update, Window
 from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
@@ -48,46 +48,6 @@ CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its t
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
 SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
 NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
-
-
-@dataclass(frozen=True)
-class StreamingTuning:
-    """Switches for equality tests and benchmarks. The defaults are the fast, exact settings."""
-
-    encoder_cache: bool = True  # encode only the 8 s encoder windows whose input changed
-    kv_reuse: bool = True  # keep the decoder's keys/values of the prompt head and unchanged audio
-    draft: bool = True  # verify the last run's tail in one batched forward pass
-    max_new_tokens: Optional[int] = None  # cap per decoder run (random-weight models never stop)
-    stop_loops: bool = True  # False only to benchmark random weights, which loop at once
-
-
-@dataclass(frozen=True)
-class Update:
-    committed: str  # all committed text of the session; every update's starts with the last one's
-    new_committed: str  # what this call appended to `committed`
-    tentative: str  # the current guess for the text after `committed`; may change at every update
-    language: str  # language of the current window ("" until known), or the forced language
-    audio_seconds: float  # audio received since the session started
-    compute_seconds: float  # time spent in decoder runs during this call (0: it only buffered)
-    steps: int  # decoder runs during this call
-
-    @property
-    def text(self) -> str:
-        return self.committed + self.tentative
-
-
-@dataclass
-class _Window:
-    """The audio since the current window started and what the decoder made of it."""
-
-    base: str  # the session's committed text when the window started
-    audio: np.ndarray
-    raw: list[int]  # the last run's ids: language header + text
-    committed: list[int]  # the forced (final) part of raw
-    voiced: np.ndarray  # per sample of audio: speech by the voice-activity rule
-    decodes: int = 0
-    speech: bool = False  # a loud frame has been heard
-    quiet: int = 0  # trailing quiet samples
 
 
 class StreamingTranscriber:
@@ -194,7 +154,7 @@ class StreamingTranscriber:
 
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
-        self.window = _Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
+        self.window = Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
         self._dirty = True
         self._add_audio(audio, voiced)
 

@@ -1,0 +1,47 @@
+"""What a streaming session reports and how it is tuned (`Update`, `StreamingTuning`), and the state of
+its current window (`Window`): the plain values StreamingTranscriber (transcriber.py) works with."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StreamingTuning:
+    """Switches for equality tests and benchmarks. The defaults are the fast, exact settings."""
+
+    encoder_cache: bool = True  # encode only the 8 s encoder windows whose input changed
+    kv_reuse: bool = True  # keep the decoder's keys/values of the prompt head and unchanged audio
+    draft: bool = True  # verify the last run's tail in one batched forward pass
+    max_new_tokens: Optional[int] = None  # cap per decoder run (random-weight models never stop)
+    stop_loops: bool = True  # False only to benchmark random weights, which loop at once
+
+
+@dataclass(frozen=True)
+class Update:
+    committed: str  # all committed text of the session; every update's starts with the last one's
+    new_committed: str  # what this call appended to `committed`
+    tentative: str  # the current guess for the text after `committed`; may change at every update
+    language: str  # language of the current window ("" until known), or the forced language
+    audio_seconds: float  # audio received since the session started
+    compute_seconds: float  # time spent in decoder runs during this call (0: it only buffered)
+    steps: int  # decoder runs during this call
+
+    @property
+    def text(self) -> str:
+        return self.committed + self.tentative
+
+
+@dataclass
+class Window:
+    """The audio since the current window started and what the decoder made of it."""
+
+    base: str  # the session's committed text when the window started
+    audio: np.ndarray
+    raw: list[int]  # the last run's ids: language header + text
+    committed: list[int]  # the forced (final) part of raw
+    voiced: np.ndarray  # per sample of audio: speech by the voice-activity rule
+    decodes: int = 0
+    speech: bool = False  # a loud frame has been heard
+    quiet: int = 0  # trailing quiet samples
