@@ -47,6 +47,7 @@ def parse_output(raw: str, forced_language: Optional[str] = None) -> tuple[str, 
     return (forced_language or "") if text else "", text
 
 
+@speech_lm.holds_decoder  # embed, logits, __call__, decode_step, make_cache, prompt_parts
 class FunAsrNano(nn.Module):
     task = "transcribe"
     languages = LANGUAGES
@@ -66,11 +67,6 @@ class FunAsrNano(nn.Module):
         self.path: Optional[Path] = None
         self._decode_step = None
 
-    embed = speech_lm.embed
-    logits = speech_lm.logits
-    __call__ = speech_lm.forward
-    decode_step = speech_lm.decode_step
-    make_cache = speech_lm.make_cache
     parse_output = staticmethod(parse_output)
     parse_partial = staticmethod(parse_output)
     join_text = staticmethod(join_text)
@@ -106,14 +102,6 @@ class FunAsrNano(nn.Module):
     ) -> list[int]:
         """The official processor's prompt (prompt.py): `context` is its `prompt`, `hotwords` its `keywords`."""
         return build_prompt(self.tokenizer, n_audio, context, language, hotwords)
-
-    def prompt_parts(
-        self, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()
-    ) -> tuple[list[int], list[int]]:
-        """The prompt's ids before its audio placeholders (the head) and after them (the tail)."""
-        ids = self.prompt_ids(1, context, language, hotwords)
-        pad = ids.index(self.args.audio_token_id)
-        return ids[:pad], ids[pad + 1 :]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
         """ "-hf" names -> module names; the FSMN conv from torch's [C, 1, K] to MLX's [C, K, 1] (idempotent);

@@ -5,11 +5,12 @@
     -> model (TextModel, + KV cache) -> hidden -> tied embedding or the family's lm_head -> logits
 
 A family holds `model` (TextModel) and, when untied, `lm_head` under the checkpoint's names, and takes
-these functions as its methods (`embed = speech_lm.embed`, ...): the decode loop (generate.py), batching,
-streaming and the prefix cache call them on any recogniser. No base class: each family's __init__ is
-its own.
+these functions as its methods (`@holds_decoder`, or one by one: `embed = speech_lm.embed`): the decode
+loop (generate.py), batching, streaming and the prefix cache call them on any recogniser. No base class:
+each family's __init__ is its own.
 """
 
+from collections.abc import Sequence
 from typing import Optional
 
 import mlx.core as mx
@@ -54,6 +55,24 @@ def decode_step(family) -> DecodeStep:
     return family._decode_step
 
 
+def prompt_parts(
+    family, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()
+) -> tuple[list[int], list[int]]:
+    """The family's prompt ids before its audio placeholders (the head: the same for every audio with this
+    context, language and hotwords; prefix_cache.py keeps its keys and values) and after them (the tail)."""
+    ids = family.prompt_ids(1, context, language, hotwords)
+    pad = ids.index(family.args.audio_token_id)
+    return ids[:pad], ids[pad + 1 :]
+
+
 def make_cache(family) -> list[KVCache]:
     """An empty KV cache: one KVCache per decoder layer."""
     return [KVCache() for _ in family.model.layers]
+
+
+def holds_decoder(cls: type) -> type:
+    """Class decorator of a recogniser: these functions become its methods (its own, not inherited)."""
+    methods = {"embed": embed, "logits": logits, "__call__": forward, "decode_step": decode_step}
+    for name, function in {**methods, "make_cache": make_cache, "prompt_parts": prompt_parts}.items():
+        setattr(cls, name, function)
+    return cls

@@ -52,6 +52,7 @@ def sanitize_weights(weights: dict[str, mx.array], tied_head: bool) -> dict[str,
     return out
 
 
+@speech_lm.holds_decoder  # embed, logits, __call__, decode_step, make_cache, prompt_parts
 class Qwen3ASR(nn.Module):
     task = "transcribe"
     languages = LANGUAGES
@@ -71,11 +72,6 @@ class Qwen3ASR(nn.Module):
         self.path: Optional[Path] = None  # set by load(): the folder the weights came from
         self._decode_step = None  # compiled on first use (it holds the weights)
 
-    embed = speech_lm.embed
-    logits = speech_lm.logits
-    __call__ = speech_lm.forward
-    decode_step = speech_lm.decode_step
-    make_cache = speech_lm.make_cache
     parse_output = staticmethod(parse_output)  # "language X<asr_text>text" -> (language, text), cleaned
     parse_partial = staticmethod(parse_partial)  # a streaming window's answer so far (append-only)
     join_text = staticmethod(join_text)
@@ -107,15 +103,6 @@ class Qwen3ASR(nn.Module):
         """The official prompt around n_audio audio pads (prompt.py); Qwen3-ASR has no hotword slot, so
         hotwords join the context as one comma-separated line."""
         return build_prompt(self.tokenizer, n_audio, prompt_context(context, hotwords), language)
-
-    def prompt_parts(
-        self, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()
-    ) -> tuple[list[int], list[int]]:
-        """The prompt's ids before its audio pads (the head: the same for every audio with this context,
-        hotwords and language; prefix_cache.py keeps its keys and values) and after them (the tail)."""
-        ids = self.prompt_ids(1, context, language, hotwords)
-        pad = ids.index(self.args.audio_token_id)
-        return ids[:pad], ids[pad + 1 :]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
         """Checkpoint tensors (official names, torch layout) -> this module's names and layout."""
