@@ -30,12 +30,15 @@ class Recogniser(Protocol):
     languages: Languages  # the languages it can be told, by name and ISO-639-1 code
     audio_tokens_per_second: float  # audio features per second of audio (KV-cache sizing)
     chunk_seconds: float  # the longest audio decoded in one pass by default (longer audio is split)
-    windowed_encoder: bool  # attention in fixed windows: streaming re-encodes only the changed ones
     keep_float: tuple[str, ...]  # module paths the converter never quantizes
     tokenizer_split_pattern: Optional[str]  # another pre-tokenizer split than the tokenizer's own
 
     @property
     def dtype(self) -> mx.Dtype: ...
+
+    def encoder_cache(self) -> Optional[Any]:
+        """What keeps a growing streaming window's encoder output (features(audio) -> (features, stable
+        tokens), reset()), or None when each step re-encodes the window."""
 
     def features(self, wave: np.ndarray) -> mx.array: ...
 

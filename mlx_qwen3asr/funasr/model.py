@@ -53,7 +53,6 @@ class FunAsrNano(nn.Module):
     languages = LANGUAGES
     tokenizer_split_pattern: Optional[str] = None
     keep_float: tuple[str, ...] = ()
-    windowed_encoder = False  # attention spans the whole clip: no per-window encoder cache when streaming
 
     def __init__(self, args: FunAsrNanoArgs):
         super().__init__()
@@ -84,6 +83,10 @@ class FunAsrNano(nn.Module):
     def chunk_seconds(self) -> float:
         """The longest audio one pass takes: 2048 LFR frames (122.88 s) for the released checkpoint."""
         return self.args.audio.max_frames * LFR_SECONDS
+
+    def encoder_cache(self) -> None:
+        """None: attention spans the whole clip, so streaming re-encodes the window at each step."""
+        return None
 
     def features(self, wave: np.ndarray) -> mx.array:
         """Waveform (16 kHz) -> LFR fbank features [T, 560] in the model's dtype."""

@@ -29,13 +29,13 @@ import mlx.core as mx
 import numpy as np
 
 from ..audio.features import HOP_LENGTH, N_FFT, mel_filters, power_spectrogram
-from ..qwen3asr.encoder import n_audio_tokens
-from ..recogniser import Recogniser, encode_audio
+from ..recogniser import encode_audio
+from .encoder import n_audio_tokens
 
 CLAMP_DECADES = 8.0  # the official mel clamps to (max - 8) in log10 units
 
 
-def encode_windows(model: Recogniser, mel: mx.array, first: bool) -> mx.array:
+def encode_windows(model, mel: mx.array, first: bool) -> mx.array:
     """Encoder output of `mel` [frames, n_mels] starting on a window boundary.
 
     `first`: mel starts the clip. Otherwise the clip has earlier chunks, so the official batch pads
@@ -66,7 +66,7 @@ class _CachedWindow:
 class EncoderCache:
     """Features of a clip that only grows at its end (or is cut back), re-encoding changed windows."""
 
-    def __init__(self, model: Recogniser):
+    def __init__(self, model):
         self.model = model
         args = model.audio_tower.args
         self.window_frames = args.window_frames

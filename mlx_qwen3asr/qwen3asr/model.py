@@ -25,6 +25,7 @@ from ..script import join_text
 from .answer import parse_output, parse_partial
 from .config import ModelArgs
 from .encoder import AudioEncoder
+from .encoder_cache import EncoderCache
 from .languages import LANGUAGES
 from .prompt import build_prompt, prompt_context
 
@@ -59,7 +60,6 @@ class Qwen3ASR(nn.Module):
     chunk_seconds = CHUNK_SECONDS
     tokenizer_split_pattern: Optional[str] = None  # the tokenizer's own (Qwen2) split regex
     keep_float: tuple[str, ...] = ()  # module paths the converter never quantizes
-    windowed_encoder = True  # attention in fixed windows: streaming re-encodes only changed ones (EncoderCache)
 
     def __init__(self, args: ModelArgs):
         super().__init__()
@@ -84,6 +84,10 @@ class Qwen3ASR(nn.Module):
     def audio_tokens_per_second(self) -> float:
         """13 for the real checkpoints: 13 tokens per 100-frame (1 s) chunk."""
         return self.args.audio.tokens_per_chunk / (self.args.audio.chunk_frames / 100)
+
+    def encoder_cache(self) -> EncoderCache:
+        """Attention in fixed 8 s windows: a growing streaming window re-encodes only the changed ones."""
+        return EncoderCache(self)
 
     def features(self, wave: np.ndarray) -> mx.array:
         """Waveform (16 kHz) -> the encoder's input: log-mel [frames, n_mels] in the model's dtype."""

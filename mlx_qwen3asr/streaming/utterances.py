@@ -13,7 +13,7 @@ transcribe's (the utterance as one chunk, the same prompt, the same stop rules a
 no forced prefix), but the last partial's tokens are the draft of one verification pass (the
 model's own choice after each of them: the longest agreeing run is accepted, the first
 disagreement is the model's next token, greedy steps go on from there), and the encoder windows
-the partials already encoded are kept while their input is provably unchanged (encoder_cache.py's
+the partials already encoded are kept while their input is provably unchanged (qwen3asr/encoder_cache.py's
 rule). The tokens are transcribe's: a verification pass computes the same logits as step-by-step
 decoding, up to float round-off in the products' blocking (~1e-6 relative), which changes a greedy
 choice only where two tokens tie that closely. Cost: when the partial was right, the final is

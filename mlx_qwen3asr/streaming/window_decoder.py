@@ -1,6 +1,6 @@
 """One streaming decoder run: audio window + forced text prefix -> the model's continuation.
 
-    audio window [samples] -> features [n_audio, hidden]   (EncoderCache: only changed 8 s windows)
+    audio window [samples] -> features [n_audio, hidden]   (model.encoder_cache(): Qwen3-ASR's re-encodes only changed 8 s windows)
     prompt = head (system, context, <|audio_start|>) + n_audio pads + tail (<|audio_end|> ...
              assistant turn [+ "language X<asr_text>"]) + forced prefix ids
     KV cache: head + the audio tokens of unchanged encoder windows are kept from the last run
@@ -32,7 +32,6 @@ from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser, encode_audio
 from ..script import join_text
 from ..tokenizer import Tokenizer
-from .encoder_cache import EncoderCache
 
 
 class Reader(Protocol):
@@ -107,7 +106,7 @@ class WindowDecoder:
         self.head, self.tail = model.prompt_parts(options.context, options.language, options.hotwords)
         self.audio_pad_id = model.args.audio_token_id
         # only an encoder attending in fixed windows has per-window features to keep (not Fun-ASR-Nano's)
-        self.encoder = EncoderCache(model) if encoder_cache and model.windowed_encoder else None
+        self.encoder = model.encoder_cache() if encoder_cache else None  # None: the family keeps none
         self.kv_reuse, self.draft, self.stop_loops = kv_reuse, draft, stop_loops
         self.cache: list[KVCache] = model.make_cache()
 

@@ -12,9 +12,9 @@ from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.qwen3asr.answer import parse_output, parse_partial
 from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
+from mlx_qwen3asr.qwen3asr.encoder_cache import EncoderCache
 from mlx_qwen3asr.recogniser import encode_audio
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
-from mlx_qwen3asr.streaming.encoder_cache import EncoderCache
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures/audio"
