@@ -102,9 +102,12 @@ def read_text(path: PathLike, what: str) -> str:
 
 
 def read_hotwords(source: Union[str, PathLike]) -> list[str]:
-    """The terms of `source`: a file (one term a line) when one is there, else a comma-separated list
-    ("Qwen, MLX"); surrounding spaces and blank terms dropped, the first of repeated terms kept."""
-    if Path(source).is_file():
+    """The terms of `source`: a file (one term a line), else a comma-separated list ("Qwen, MLX");
+    surrounding spaces and blank terms dropped, the first of repeated terms kept. A file is one that
+    exists, or text without a comma that reads as a path (a "/" in it, or a .txt name): a missing
+    file is then refused, not taken as a hotword."""
+    text = str(source)
+    if Path(source).is_file() or ("," not in text and ("/" in text or text.lower().endswith(".txt"))):
         return list(checked_hotwords(read_text(source, "--hotwords").splitlines()))
     return list(hotword_list(str(source)))
 

@@ -83,13 +83,18 @@ def test_the_command_line_takes_context_files_and_hotwords(tmp_path, files, tiny
     context, hotwords = files
     wav = tmp_path / "speech.wav"
     _write_wav(wav, speech)
-    expected = mq.transcribe(
-        wav, tiny_model, context="Meeting of the MLX team in Zürich.\nQwen3-ASR, DashScope, Zürich", max_new_tokens=5
-    )
+    expected_context = "Meeting of the MLX team in Zürich.\nQwen3-ASR, DashScope, Zürich"
+    expected = mq.transcribe(wav, tiny_model, context=expected_context, max_new_tokens=5)
     run = _cli(
         wav, "--model", tiny_checkpoint, "--max-new-tokens", 5, "--context-file", context, "--hotwords", hotwords
     )
     assert (run.returncode, run.stdout) == (0, expected.text + "\n"), run.stderr
+    listed = _cli(
+        wav, "--model", tiny_checkpoint, "--max-new-tokens", 5, "--context-file", context,
+        "--hotwords", "Qwen3-ASR, DashScope, Zürich", "--language", "en",
+    )  # fmt: skip
+    forced = mq.transcribe(wav, tiny_model, language="English", context=expected_context, max_new_tokens=5)
+    assert (listed.returncode, listed.stdout) == (0, forced.text + "\n"), "a comma-separated list, a code"
     too_long = tmp_path / "long.txt"
     too_long.write_text(TOO_LONG, encoding="utf-8")
     run = _cli(wav, "--model", tiny_checkpoint, "--context-file", too_long)
@@ -105,3 +110,9 @@ def _write_wav(path, samples: np.ndarray) -> None:
     with wave.open(str(path), "wb") as f:
         f.setnchannels(1), f.setsampwidth(2), f.setframerate(16000)
         f.writeframes(np.round(samples * 32767).astype("<i2").tobytes())
+
+
+def test_hotwords_given_as_a_missing_file_are_refused_not_taken_as_a_term(tmp_path):
+    with pytest.raises(ValueError, match="--hotwords .*terms.txt cannot be read"):
+        read_hotwords("terms.txt")
+    assert read_hotwords("Node.js") == ["Node.js"], "a term that is no file name"
