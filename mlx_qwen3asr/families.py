@@ -28,11 +28,12 @@ TASKS = {"transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)", "align
 
 
 def model_type(config: dict[str, Any]) -> str:
-    """The registry key config.json names: thinker_config.model_type when it is one (the aligner's
-    official layout), else the top-level model_type (DEFAULT_KIND when absent)."""
+    """The registry key config.json names: its model_type (DEFAULT_KIND when absent); under a top level
+    that says qwen3_asr, thinker_config.model_type when that is a key (the aligner's official layout)."""
     thinker = config.get("thinker_config")
     inner = thinker.get("model_type") if isinstance(thinker, dict) else None
-    return inner if inner in FAMILIES else config.get("model_type", DEFAULT_KIND)
+    top = config.get("model_type", DEFAULT_KIND)
+    return inner if top == DEFAULT_KIND and inner in FAMILIES else top
 
 
 # file in a model folder -> what it says the folder's kind is (a registry key)

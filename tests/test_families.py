@@ -60,3 +60,8 @@ def test_shared_code_names_no_family_and_tests_none_by_isinstance():
                 if named & FAMILY_CLASSES:
                     offenders.append(f"{relative}:{node.lineno}: isinstance on a family")
     assert not offenders, offenders
+
+
+def test_a_model_type_outside_the_registry_is_not_taken_for_qwen3_asr():
+    official = {"model_type": "whisper", "thinker_config": {"model_type": "qwen3_asr"}}
+    assert model_type(official) == "whisper", "the top level names the family"
