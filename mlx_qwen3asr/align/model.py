@@ -33,7 +33,6 @@ from ..qwen3asr.config import ModelArgs as Qwen3ASRArgs
 from ..qwen3asr.encoder import AudioEncoder, clip_windows
 from ..qwen3asr.model import checkpoint_names, sanitize_weights
 
-MODEL_TYPE = "qwen3_forced_aligner"  # in thinker_config (official layout; the top level says qwen3_asr)
 # The split the official processors really use: they load with fix_mistral_regex=True, and transformers
 # 4.57.6 then (config.json says transformers_version 4.57.6) swaps in Mistral's regex, which also splits
 # at lower-to-upper case changes: `iPhone` -> `i|Phone`, `GitHub` -> `Git|Hub`. The aligner encodes its

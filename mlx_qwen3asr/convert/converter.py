@@ -40,7 +40,7 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from ..families import FAMILIES, model_type, original_release
+from ..families import DEFAULT_KIND, FAMILIES, model_type, original_release
 from ..hub import resolve_model_path
 from ..layout import SIDE_FILES
 from ..load import DTYPES, LOAD_OVERHEAD, checked_skeleton, load_weights, read_config
@@ -55,7 +55,7 @@ GROUP_SIZES = (32, 64, 128)
 MAX_SHARD_BYTES = 2_000_000_000
 STEM_PREFIX = "audio_tower.conv"  # conv2d1, conv2d2, conv2d3 and conv_out stay float
 AUDIO_PREFIXES = ("audio_tower.", "multi_modal_projector.")  # at encoder_bits (Fun-ASR-Nano's adaptor too)
-MODEL_TYPE = "qwen3_asr"
+MODEL_TYPE = DEFAULT_KIND  # the registry's default family (families.py)
 # progress(stage, bytes_done_now, stage_total_bytes): stage is "read", "quantize" or "write".
 Progress = Callable[[str, int, int], None]
 

@@ -13,8 +13,6 @@ from typing import Any, Optional
 from ..jsonfile import REDOWNLOAD
 from ..model.config import BaseArgs, TextArgs
 
-MODEL_TYPE = "fun_asr_nano"
-
 
 @dataclass
 class EncoderArgs(BaseArgs):

@@ -12,8 +12,6 @@ from typing import Any, Optional
 from ..jsonfile import REDOWNLOAD
 from ..model.config import BaseArgs, TextArgs
 
-MODEL_TYPE = "qwen3_asr"
-
 
 def conv_stem_length(n: int) -> int:
     """Length of a dimension after the conv stem's three 3x3, stride-2, padding-1 convolutions:
