@@ -6,6 +6,7 @@ print(mq.transcribe("speech.wav", model).text)
 summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats=["txt", "json"])  # resumable
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
+vad = mq.load_vad()  # Silero VAD v6, real weights shipped: vad.speech_timestamps("speech.wav")
 """
 
 from .align.aligner import align, align_segments
@@ -18,6 +19,7 @@ from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
 from .result import Segment, Transcription, Word
+from .silero_vad import SileroVad, load_vad
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
@@ -36,6 +38,7 @@ __all__ = [
     "Qwen3ASR",
     "SampleStream",
     "Segment",
+    "SileroVad",
     "StreamingTranscriber",
     "Tokenizer",
     "Transcription",
@@ -45,6 +48,7 @@ __all__ = [
     "align_segments",
     "load",
     "load_audio",
+    "load_vad",
     "log_mel_spectrogram",
     "prepare_audio",
     "default_batch_size",
