@@ -16,6 +16,7 @@ import mlx.core as mx
 import numpy as np
 
 from ..audio.io import AudioInput, prepare_audio
+from .endpoint import SpeechFrames
 from .model import SAMPLE_RATE, Model
 from .stream import VadStream, probabilities_of
 from .timestamps import SpeechRule, speech_samples, to_seconds
@@ -58,6 +59,10 @@ class SileroVad:
     def stream(self, batch: int = 1) -> VadStream:
         """A live stream (or `batch` of them): push 16 kHz blocks, get each completed window's probability."""
         return VadStream(self.model, batch)
+
+    def frame_judge(self, frame: int, rule: SpeechRule = SpeechRule()) -> SpeechFrames:
+        """The live segmenter's judge of `frame`-sample frames, on a stream of its own (endpoint.py)."""
+        return SpeechFrames(self.stream(), frame, rule)
 
 
 def load_vad(path: Union[str, Path, None] = None) -> SileroVad:
