@@ -12,6 +12,17 @@ segmenting rule's defaults in timestamps.py.
 from .model import CONTEXT, SAMPLE_RATE, WINDOW, Model
 from .stream import VadStream
 from .timestamps import SpeechRule
-from .vad import SileroVad, load_vad
+from .vad import VAD_CHOICES, SileroVad, load_vad, vad_by_name
 
-__all__ = ["CONTEXT", "SAMPLE_RATE", "WINDOW", "Model", "SileroVad", "SpeechRule", "VadStream", "load_vad"]
+__all__ = [
+    "CONTEXT",
+    "SAMPLE_RATE",
+    "WINDOW",
+    "Model",
+    "SileroVad",
+    "SpeechRule",
+    "VadStream",
+    "VAD_CHOICES",
+    "load_vad",
+    "vad_by_name",
+]

@@ -22,6 +22,7 @@ from .stream import VadStream, probabilities_of
 from .timestamps import SpeechRule, speech_samples, to_seconds
 
 WEIGHTS = Path(__file__).with_name("weights.safetensors")
+VAD_CHOICES = ("silero", "energy")  # --vad of the CLI, the app and the server: this model, or audio/vad.py's rule
 
 
 class SileroVad:
@@ -76,3 +77,10 @@ def load_vad(path: Union[str, Path, None] = None) -> SileroVad:
     model.load_weights(list(Model.sanitize(mx.load(str(path))).items()), strict=True)
     mx.eval(model.parameters())
     return SileroVad(model)
+
+
+def vad_by_name(name: str) -> Optional[SileroVad]:
+    """--vad's value -> the VAD to hand in: "silero" loads this one, "energy" is None (audio/vad.py's rule)."""
+    if name not in VAD_CHOICES:
+        raise ValueError(f"--vad must be one of {', '.join(VAD_CHOICES)}, got {name!r}")
+    return load_vad() if name == "silero" else None
