@@ -19,7 +19,7 @@ from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
 from .result import Segment, Transcription, Word
-from .silero_vad import SileroVad, load_vad
+from .silero_vad import SileroVad, load_vad, vad_by_name
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
@@ -49,6 +49,7 @@ __all__ = [
     "load",
     "load_audio",
     "load_vad",
+    "vad_by_name",
     "log_mel_spectrogram",
     "prepare_audio",
     "default_batch_size",

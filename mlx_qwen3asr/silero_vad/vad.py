@@ -17,8 +17,9 @@ import numpy as np
 
 from ..audio.io import AudioInput, prepare_audio
 from .endpoint import SpeechFrames
+from .fast import FastModel
 from .model import SAMPLE_RATE, Model
-from .stream import VadStream, probabilities_of
+from .stream import VadStream, WindowModel, probabilities_of
 from .timestamps import SpeechRule, speech_samples, to_seconds
 
 WEIGHTS = Path(__file__).with_name("weights.safetensors")
@@ -30,8 +31,8 @@ class SileroVad:
 
     sample_rate = SAMPLE_RATE
 
-    def __init__(self, model: Model) -> None:
-        self.model = model
+    def __init__(self, model: WindowModel) -> None:
+        self.model = model  # load_vad: fast.py's FastModel, model.py's math refolded
 
     def probabilities(self, audio: AudioInput) -> np.ndarray:
         """float32, one per 512-sample (32 ms) window of the 16 kHz audio, ceil(n / 512) of them:
@@ -76,7 +77,7 @@ def load_vad(path: Union[str, Path, None] = None) -> SileroVad:
     model = Model()
     model.load_weights(list(Model.sanitize(mx.load(str(path))).items()), strict=True)
     mx.eval(model.parameters())
-    return SileroVad(model)
+    return SileroVad(FastModel(model))
 
 
 def vad_by_name(name: str) -> Optional[SileroVad]:
