@@ -8,14 +8,20 @@ samples in front, the LSTM state carried from window to window; both start at ze
 a block at a time pays a flat cost per window (nothing grows with the stream's length).
 """
 
-from typing import Optional
+from typing import Optional, Protocol
 
 import mlx.core as mx
 import numpy as np
 
-from .model import CONTEXT, HIDDEN, WINDOW, Model
+from .model import CONTEXT, HIDDEN, WINDOW
 
 MAX_WINDOWS_PER_CALL = 1024  # bounds the graph one call builds (and its memory) on long audio
+
+
+class WindowModel(Protocol):
+    """model.py's Model or fast.py's FastModel: windows [B, T, 576], h, c -> probabilities [B, T], h, c."""
+
+    def __call__(self, windows: mx.array, h: mx.array, c: mx.array) -> tuple[mx.array, mx.array, mx.array]: ...
 
 
 def windows_of(samples: np.ndarray, context: np.ndarray) -> np.ndarray:
@@ -30,7 +36,7 @@ def windows_of(samples: np.ndarray, context: np.ndarray) -> np.ndarray:
 class VadStream:
     """`batch` independent streams of 16 kHz audio -> a speech probability per 32 ms window."""
 
-    def __init__(self, model: Model, batch: int = 1) -> None:
+    def __init__(self, model: WindowModel, batch: int = 1) -> None:
         self.model, self.batch = model, batch
         self.reset()
 
@@ -39,6 +45,7 @@ class VadStream:
         self.context = np.zeros((self.batch, CONTEXT), np.float32)
         self.h = mx.zeros((self.batch, HIDDEN))
         self.c = mx.zeros((self.batch, HIDDEN))
+        mx.eval(self.h, self.c)  # materialised here: a stream made on one thread may be fed on another
         self._pending = np.zeros((self.batch, 0), np.float32)
         self.windows = 0  # windows judged so far
 
@@ -84,7 +91,7 @@ class VadStream:
         return np.concatenate(out, axis=1) if out else np.zeros((self.batch, 0), np.float32)
 
 
-def probabilities_of(model: Model, wave: np.ndarray, stream: Optional[VadStream] = None) -> np.ndarray:
+def probabilities_of(model: WindowModel, wave: np.ndarray, stream: Optional[VadStream] = None) -> np.ndarray:
     """One clip from a fresh state: ceil(n / 512) probabilities (one for a clip shorter than 512)."""
     stream = stream or VadStream(model)
     stream.reset()
