@@ -1,51 +1,19 @@
-"""Silero VAD as the live end-pointer (LiveSession(vad=...)), with a fake engine and a fake clock:
-what is committed on speech, noise and clicks, and when."""
+"""Silero VAD as the live end-pointer (LiveSession(vad=...)), with a free fake engine and a fake clock
+(scripts/bench/vad_live.py's replay, which prints these numbers): what is committed on speech, noise
+and clicks, and when."""
 
 import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.streaming import LiveSession
-from mlx_qwen3asr.testing.signals import RATE, noise, silence
+from mlx_qwen3asr.testing.signals import noise, silence
+from scripts.bench.vad_live import replay
 from tests.vad_goldens import wave_of
-
-BLOCK = 480  # 30 ms
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class FakeEngine:
-    """Names each utterance by its length; costs no time."""
-
-    language = ""
-
-    def partial(self, audio: np.ndarray) -> str:
-        return f"partial {len(audio)}"
-
-    def final(self, audio: np.ndarray) -> str:
-        return f"utterance {len(audio)}"
 
 
 @pytest.fixture(scope="module")
 def vad() -> mq.SileroVad:
     return mq.load_vad()
-
-
-def replay(audio: np.ndarray, vad, pause: float = 0.6, block: int = BLOCK) -> list:
-    """Feed at real-time pace on the fake clock; every event."""
-    clock = FakeClock()
-    live = LiveSession(None, engine=FakeEngine(), clock=clock, vad=vad, pause=pause)
-    events = []
-    for i in range(0, len(audio), block):
-        clock.now = 100.0 + (i + block) / RATE
-        events += live.feed(audio[i : i + block], captured_at=clock.now)
-    return events + live.finish()
 
 
 @pytest.mark.parametrize("name", ["white_noise", "pink_noise", "hum", "clicks", "typing", "tones"])
