@@ -2,11 +2,14 @@
 
 import hashlib
 
+import mlx.core as mx
 import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.silero_vad import Model
+from mlx_qwen3asr.silero_vad.stream import probabilities_of
 from mlx_qwen3asr.silero_vad.vad import WEIGHTS
 from scripts.extract_silero_vad import SHA256, tensor_sha256
 from tests.vad_goldens import FOLDER, audio_of, clip_names, goldens, wave_of
@@ -74,3 +77,12 @@ def test_an_array_with_its_rate_is_resampled_to_16_khz_as_a_file_at_that_rate_is
 def test_one_probability_per_started_512_sample_window(vad):
     wave = wave_of("clicks")
     assert [len(vad.probabilities(wave[:n])) for n in (0, 1, 511, 512, 513, 1024)] == [0, 1, 1, 1, 2, 2]
+
+
+def test_model_py_the_plain_math_that_fast_py_refolds_gives_the_references_numbers_too():
+    plain = Model()
+    plain.load_weights(list(Model.sanitize(mx.load(str(WEIGHTS))).items()), strict=True)
+    for name in ("speech_pauses", "clicks"):
+        expected = np.array(goldens()["clips"][name]["probabilities"], np.float32)
+        worst = float(np.max(np.abs(probabilities_of(plain, wave_of(name)) - expected)))
+        assert worst < TOLERANCE, f"{name}: model.py is {worst:.2e} from the .jit"
