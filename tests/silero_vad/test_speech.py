@@ -1,10 +1,15 @@
 """Offline speech finding: transcribe(..., vad=vad) decodes only where Silero VAD hears speech."""
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.silero_vad.speech import MAX_GAP_SECONDS
+from mlx_qwen3asr.testing.signals import write_wav
 from mlx_qwen3asr.transcribe import chunks_of
 from tests.vad_goldens import wave_of
 
@@ -47,3 +52,19 @@ def test_speech_segments_are_timed_in_the_whole_input(tiny_model, vad):
     first = vad.speech_samples(wave)[0][0] / RATE
     assert result.segments and result.segments[0].start == pytest.approx(first), result.segments
     assert all(a.end <= b.start for a, b in zip(result.segments, result.segments[1:])), result.segments
+
+
+def test_the_cli_with_vad_silero_writes_nothing_for_noise_and_refuses_ray_in_one_line(tiny_checkpoint, tmp_path):
+    noise = tmp_path / "hum.wav"
+    write_wav(noise, np.concatenate([wave_of("hum"), wave_of("tones")]))
+    args = [str(noise), "--model", str(tiny_checkpoint), "--max-new-tokens", "4", "-f", "json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "mlx_qwen3asr", *args, "--vad", "silero"], capture_output=True, text=True
+    )
+    assert run.returncode == 0 and json.loads(run.stdout)["segments"] == [], run.stdout + run.stderr
+    ray = subprocess.run(
+        [sys.executable, "-m", "mlx_qwen3asr", *args, "-o", str(tmp_path), "--ray", "--vad", "silero"],
+        capture_output=True,
+        text=True,
+    )
+    assert ray.returncode == 2 and "--vad silero is not available with --ray" in ray.stderr, ray.stderr
