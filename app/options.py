@@ -3,6 +3,7 @@
 import argparse
 
 from mlx_qwen3asr.load import DEFAULT_MODEL
+from mlx_qwen3asr.silero_vad import VAD_CHOICES
 from mlx_qwen3asr.streaming.segmenter import MIN_MAX_UTTERANCE_SECONDS, MIN_PAUSE_SECONDS
 
 
@@ -83,6 +84,13 @@ def add_output_options(out) -> None:
 
 def add_decoding_options(seg) -> None:
     seg.add_argument("--pause", type=float, default=0.6, help="seconds of pause that end an utterance (0.6)")
+    seg.add_argument(
+        "--vad",
+        choices=VAD_CHOICES,
+        default="silero",
+        help="what hears the pauses: silero (Silero VAD: noise, clicks and typing never open an utterance; "
+        "default) or energy (the signal level against a noise floor)",
+    )
     seg.add_argument(
         "--max-utterance",
         type=float,

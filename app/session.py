@@ -155,6 +155,7 @@ def _load(
             refresh_every=args.refresh,
             channels_last=True,
             stats=stats,
+            vad=mq.vad_by_name(args.vad),
         )
     except ValueError as e:  # a context over the model's limit
         raise AppError(str(e)) from e

@@ -6,6 +6,7 @@ print(mq.transcribe("speech.wav", model).text)
 summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats=["txt", "json"])  # resumable
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
+vad = mq.load_vad()  # Silero VAD v6, real weights shipped: vad.speech_timestamps("speech.wav")
 """
 
 from .align.aligner import align, align_segments
@@ -22,6 +23,7 @@ from .qwen3asr.languages import SUPPORTED_LANGUAGES
 from .qwen3asr.model import Qwen3ASR
 from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
+from .silero_vad import SileroVad, load_vad, vad_by_name
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
@@ -42,6 +44,7 @@ __all__ = [
     "Recogniser",
     "SampleStream",
     "Segment",
+    "SileroVad",
     "StreamingTranscriber",
     "Tokenizer",
     "Transcription",
@@ -51,6 +54,8 @@ __all__ = [
     "align_segments",
     "load",
     "load_audio",
+    "load_vad",
+    "vad_by_name",
     "log_mel_spectrogram",
     "prepare_audio",
     "default_batch_size",

@@ -36,6 +36,7 @@ from .plan import FileJob, PathLike, checked_formats, one_line, plan_files
 from .progress import progress_bar
 from .recogniser import Recogniser
 from .result import Transcription
+from .silero_vad import SileroVad
 from .transcribe import default_batch_size, transcribe_batch
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ def decode_files(
     options: DecodeOptions,
     batch_size: Optional[int] = None,
     aligner: Optional[Module] = None,
+    vad: Optional[SileroVad] = None,
 ) -> Iterator[tuple[int, Outcome, float]]:
     """(index in paths, its Transcription or why it failed, seconds of audio) for every file, in
     order. Files are decoded together, up to batch_size files or batch_size x model.chunk_seconds of audio
@@ -124,12 +126,14 @@ def decode_files(
             yield i, one_line(e), 0.0
             continue
         if len(group) >= batch_size or sum(len(w) for _, w in group) >= batch_size * model.chunk_seconds * SAMPLE_RATE:
-            yield from decode_group(group, model, options, batch_size, aligner)
+            yield from decode_group(group, model, options, batch_size, aligner, vad=vad)
             group = []
-    yield from decode_group(group, model, options, batch_size, aligner)
+    yield from decode_group(group, model, options, batch_size, aligner, vad=vad)
 
 
-def decode_group(group, model, options, batch_size, aligner, on_progress=None) -> Iterator[tuple[int, Outcome, float]]:
+def decode_group(
+    group, model, options, batch_size, aligner, on_progress=None, vad: Optional[SileroVad] = None
+) -> Iterator[tuple[int, Outcome, float]]:
     """A group through transcribe_batch; when it fails, each file alone, so one bad file fails alone."""
     if not group:
         return
@@ -141,13 +145,14 @@ def decode_group(group, model, options, batch_size, aligner, on_progress=None) -
             batch_size=batch_size,
             aligner=aligner,
             on_progress=on_progress,
+            vad=vad,
         )
     except DECODE_FAULTS as e:
         if len(group) == 1:
             yield group[0][0], one_line(e), 0.0
             return
         for item in group:
-            yield from decode_group([item], model, options, batch_size, aligner)
+            yield from decode_group([item], model, options, batch_size, aligner, vad=vad)
         return
     for (i, wave), result in zip(group, results):
         yield i, result, len(wave) / SAMPLE_RATE
@@ -185,7 +190,7 @@ class Run:
             self.on_file(report)
 
 
-def run_here(jobs: list[FileJob], run: Run, model, dtype, aligner, options, batch_size) -> None:
+def run_here(jobs: list[FileJob], run: Run, model, dtype, aligner, options, batch_size, vad=None) -> None:
     """The single-process path: load once, decode every job in order."""
     model = load(model, dtype=dtype) if isinstance(model, NAMES) else model
     if aligner is not None:
@@ -193,7 +198,8 @@ def run_here(jobs: list[FileJob], run: Run, model, dtype, aligner, options, batc
         check_aligner(aligner)
     run.started()
     paths = [job.source for job in jobs]
-    for i, outcome, seconds in decode_files(paths, model, options=options, batch_size=batch_size, aligner=aligner):
+    decoded = decode_files(paths, model, options=options, batch_size=batch_size, aligner=aligner, vad=vad)
+    for i, outcome, seconds in decoded:
         run.finish(jobs[i], outcome, seconds)
 
 
@@ -211,6 +217,7 @@ def transcribe_files(
     ray: Union[None, str, "RayOptions"] = None,
     progress: bool = False,
     on_file: Optional[Callable[[FileOutcome], None]] = None,
+    vad: Optional[SileroVad] = None,
 ) -> Summary:
     """Transcribe files, folders and "@manifests" into out_dir (one file per input and format,
     mirroring the inputs), skipping inputs whose outputs exist; returns the Summary.
@@ -220,7 +227,7 @@ def transcribe_files(
     `options`, `batch_size`, `dtype`: as in transcribe_batch and load. `ray`: None decodes in this
     process; "auto" (the cluster this machine belongs to, else a local one), an address, or a
     RayOptions decodes on Ray workers (pip install 'mlx-qwen3asr[ray]'; see cluster.py).
-    `progress`: a bar over files on stderr. `on_file(FileOutcome)`: after each input is written or failed.
+    `vad`: as in transcribe (not with ray=). `progress`: a bar over files on stderr. `on_file(FileOutcome)`: after each input is written or failed.
     A failing input goes to out_dir/failures.jsonl and the run goes on; Ctrl-C returns the summary so
     far with interrupted=True. Raises InputError for inputs that cannot be planned (before any work).
     """
@@ -232,6 +239,8 @@ def transcribe_files(
         )
     if ray is not None and not all(isinstance(m, NAMES) for m in (model, aligner) if m is not None):
         raise ValueError("with ray=, name the model (a hub id, or a folder every node can read): each worker loads it")
+    if ray is not None and vad is not None:
+        raise ValueError("vad= is not available with ray= yet: leave out one of them")
     jobs = plan_files(inputs, out_dir, formats)
     todo = [job for job in jobs if not all(path.exists() for path in job.outputs)]
     Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -244,7 +253,7 @@ def transcribe_files(
         with progress_bar(len(todo), show=progress and bool(todo), unit="files") as advance:
             run.advance = advance
             if todo and ray is None:
-                run_here(todo, run, model, dtype, aligner, options, batch_size)
+                run_here(todo, run, model, dtype, aligner, options, batch_size, vad)
             elif todo:
                 from .cluster import run_on_ray  # Ray is imported there only
 

@@ -39,6 +39,8 @@ from .prefix_cache import PrefixCache, prefix_cache_for
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
 from .script import join_text
+from .silero_vad import SileroVad
+from .silero_vad.speech import speech_ranges
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
@@ -92,17 +94,28 @@ def has_speech(wave: np.ndarray) -> bool:
     return len(wave) / SAMPLE_RATE >= MIN_SECONDS and contains_speech(wave)  # the rule of audio/vad.py
 
 
-def chunks_of(wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int, np.ndarray]]:
+def chunks_of(
+    wave: np.ndarray, chunk_seconds: float, vad: Optional[SileroVad] = None
+) -> list[tuple[int, int, np.ndarray]]:
     """(start sample, samples covered, chunk) to decode: split at quiet points, a short tail chunk
-    zero-padded as the official code does."""
+    zero-padded as the official code does. With a `vad`, only the stretches it hears speech in
+    (silero_vad/speech.py); a chunk covers the audio skipped before it (the last one, after it too)."""
+    if vad is None:
+        pieces = [(start, start + len(chunk)) for start, chunk in split_audio(wave, chunk_seconds)]
+        covered = [end - start for start, end in pieces]
+    else:
+        pieces = speech_ranges(vad, wave, chunk_seconds)
+        ends = [end for _, end in pieces[:-1]] + [len(wave)]
+        covered = [end - before for end, before in zip(ends, [0] + ends[:-1])]
     minimum = int(MIN_CHUNK_SECONDS * SAMPLE_RATE)
     return [
         (
             start,
-            len(chunk),
+            skipped,
             np.pad(chunk, (0, minimum - len(chunk))) if len(wave) > len(chunk) and len(chunk) < minimum else chunk,
         )
-        for start, chunk in split_audio(wave, chunk_seconds)
+        for (start, end), skipped in zip(pieces, covered)
+        for chunk in [wave[start:end]]
     ]
 
 
@@ -138,6 +151,7 @@ def transcribe(
     on_progress: Optional[Callable[[float], None]] = None,
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
+    vad: Optional[SileroVad] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -156,6 +170,9 @@ def transcribe(
     `prefix_cache`: the prompt's head (system turn with the context) computed once for all chunks
     (True), never (False: every chunk prefills its whole prompt; the same tokens), or kept across
     calls in a `PrefixCache(model)` (live sessions and the server pass theirs).
+    `vad`: a Silero VAD (`mq.load_vad()`): only the stretches it hears speech in are decoded, cut in
+    the pauses between them; noise, hum, music and silence never reach the recogniser. Without it,
+    the whole audio is decoded, cut at its quietest points (chunks without an energy onset skipped).
     """
     return transcribe_batch(
         [audio],
@@ -171,6 +188,7 @@ def transcribe(
         on_progress=on_progress,
         aligner=aligner,
         prefix_cache=prefix_cache,
+        vad=vad,
     )[0]
 
 
@@ -190,6 +208,7 @@ def transcribe_batch(
     on_segment: Optional[Callable[[int, Segment], None]] = None,
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
+    vad: Optional[SileroVad] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
@@ -199,7 +218,7 @@ def transcribe_batch(
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
-    the aligner runs once all are decoded). `aligner`, `prefix_cache`: as in `transcribe`, for
+    the aligner runs once all are decoded). `aligner`, `prefix_cache`, `vad`: as in `transcribe`, for
     every input (inputs with the same context share its prompt head).
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
@@ -214,7 +233,7 @@ def transcribe_batch(
     chunk_seconds, batch_size = checked_sizes(model, chunk_seconds, batch_size)
     prefixes = prefix_cache_for(model, prefix_cache)
     waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
-    work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds)]
+    work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds, vad)]
     segments: list[list[Segment]] = [[] for _ in waves]
     for first in range(0, len(work), batch_size):
         batch = work[first : first + batch_size]

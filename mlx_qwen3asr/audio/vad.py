@@ -87,6 +87,27 @@ class NoiseFloor:
             self.db = min(self.db + FLOOR_RISE_DB_PER_FRAME, db)
 
 
+class EnergyFrames:
+    """The live segmenter's frame judge by this rule (its alternative: silero_vad/endpoint.py's
+    SpeechFrames, the same two calls): every frame can be judged at once, against the noise floor."""
+
+    def __init__(self) -> None:
+        self.floor = NoiseFloor()
+        self._heard = 0
+
+    @property
+    def floor_db(self) -> Optional[float]:
+        return self.floor.db
+
+    def push(self, samples: np.ndarray) -> int:
+        """Hear `samples`; the stream position up to which frames can be judged (all of it)."""
+        self._heard += len(samples)
+        return self._heard
+
+    def is_voiced(self, index: int, db: float, speaking: bool) -> bool:
+        return self.floor.is_voiced(db, speaking)
+
+
 class PauseTracker:
     """Speech starting and pausing, frame by frame: it starts at an onset (ONSET_VOICED voiced frames
     within the last ONSET_FRAMES) and pauses after `pause_frames` frames in a row without a voiced

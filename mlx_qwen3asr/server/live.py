@@ -120,13 +120,13 @@ def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
-def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes):
+def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes, vad=None):
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap)
     if options.engine == "window":
         return WindowSession(model, decode, prefix_cache=prefixes or False)
     return LiveSession(
-        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False
+        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False, vad=vad
     )
 
 
@@ -146,7 +146,7 @@ class LiveConnection:
             {"type": "session.created", "sample_rate": mq.SAMPLE_RATE, "encoding": o.encoding, "language": o.language,
              "engine": o.engine, "pause": o.pause, "max_utterance": o.max_utterance}
         )  # fmt: skip
-        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes))
+        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)

@@ -21,6 +21,7 @@ from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
+from mlx_qwen3asr.silero_vad import VAD_CHOICES
 
 from .transcription import ServedModels
 
@@ -58,6 +59,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_BYTES / 2**20,
         help="memory for prompt heads kept by context, least recently used dropped (default 1024; 0: none kept)",
     )
+    add(
+        "--vad",
+        default="silero",
+        choices=VAD_CHOICES,
+        help="what ends a live utterance: silero (Silero VAD: noise and clicks never open one; default) or energy",
+    )
+    add(
+        "--vad-files",
+        action="store_true",
+        help="file requests too: decode only the stretches --vad silero hears speech in (noise and music skipped)",
+    )
     add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     return parser
 
@@ -76,16 +88,23 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
 
 
 def load_and_warm(
-    model_path: str, dtype: Optional[str], aligner_path: Optional[str] = None, prefix_bytes: int = DEFAULT_MAX_BYTES
+    model_path: str,
+    dtype: Optional[str],
+    aligner_path: Optional[str] = None,
+    prefix_bytes: int = DEFAULT_MAX_BYTES,
+    vad: str = "energy",
+    vad_files: bool = False,
 ) -> ServedModels:
     """Runs on the worker thread: the first request then pays no compile or allocation cost (and
     finds the prompt head without a context already computed)."""
     model = mq.load(model_path, dtype=dtype)
     require_task(model, "transcribe", f"--model {model_path}")
-    served = ServedModels(model, prefix_bytes=prefix_bytes)
+    served = ServedModels(model, prefix_bytes=prefix_bytes, vad=mq.vad_by_name(vad), vad_files=vad_files)
     noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
     mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
-    live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes)
+    live = mq.LiveSession(
+        model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad
+    )
     live.warm_up()  # the live path too
     if aligner_path is not None:
         served.aligner = mq.load(aligner_path, dtype=dtype)
@@ -116,7 +135,9 @@ def main(argv=None) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     started = time.perf_counter()
     worker = ModelWorker(
-        lambda: load_and_warm(args.model, args.dtype, args.aligner, int(args.prefix_cache_mb * 2**20)),
+        lambda: load_and_warm(
+            args.model, args.dtype, args.aligner, int(args.prefix_cache_mb * 2**20), args.vad, args.vad_files
+        ),
         batch_size=args.batch_size,
         max_queue=args.max_queue,
     )

@@ -28,6 +28,8 @@ class ServedModels:
     asr: mq.Recogniser
     aligner: Optional[mq.ForcedAligner] = None
     prefix_bytes: int = DEFAULT_MAX_BYTES
+    vad: Optional[mq.SileroVad] = None  # --vad silero: the live sessions' end-pointer (None: the energy rule)
+    vad_files: bool = False  # --vad-files: file requests decode only where `vad` hears speech
     prefixes: PrefixCache = field(init=False)
 
     def __post_init__(self):
@@ -55,6 +57,7 @@ def transcribe_many(
     results = mq.transcribe_batch(
         [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
         on_segment=segment_done, on_progress=lambda seconds: between_waves(), prefix_cache=models.prefixes,
+        vad=models.vad if models.vad_files else None,
     )  # fmt: skip
     for job, result in zip(jobs, results):
         if job.words:

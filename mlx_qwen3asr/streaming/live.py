@@ -8,7 +8,7 @@
     for event in live.finish(): ...             # everything heard is committed
 
 Data flow (one thread):
-    block -> SampleStream (16 kHz mono) -> Segmenter (vad.py's voice-activity rule, 0.5 s pre-roll,
+    block -> SampleStream (16 kHz mono) -> Segmenter (vad.py's energy rule, or Silero VAD with vad=; 0.5 s pre-roll,
       0.6 s pause ends an utterance, 20 s without one cuts it at its quietest 100 ms)
       -> finished utterance -> engine.final = transcribe(utterance) -> "commit" event
       -> open utterance, when due -> engine.partial -> "partial" event
@@ -37,10 +37,11 @@ import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.samples import SampleStream
-from ..audio.vad import DEAD_PEAK
+from ..audio.vad import DEAD_PEAK, FRAME
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
+from ..silero_vad import SileroVad
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -67,6 +68,7 @@ class LiveSession:
         channels_last: bool = False,
         prefix_cache: Union[PrefixCache, bool] = True,
         engine: Optional[UtteranceEngine] = None,
+        vad: Optional[SileroVad] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -78,6 +80,8 @@ class LiveSession:
         else the layout rule of audio/samples.py decides.
         prefix_cache: the prompt head's keys and values for every partial and final: computed once
         for the session (True), never (False), or from a shared PrefixCache (a server's).
+        vad: which frames are speech: None for vad.py's energy rule, or a Silero VAD (mq.load_vad()):
+        an utterance then ends after `pause` seconds the VAD hears no speech in.
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
         if partials not in ("streaming", "offline", "off"):
             raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
@@ -87,7 +91,7 @@ class LiveSession:
             options.check_context(model.tokenizer)
             engine = make_engine(model, "offline" if partials == "off" else partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
-        self.segmenter = Segmenter(pause, max_utterance)
+        self.segmenter = Segmenter(pause, max_utterance, voice=None if vad is None else vad.frame_judge(FRAME))
         self.refresh_every = None if partials == "off" else refresh_every
         self.stats = stats or LiveStats()
         self.samples = SampleStream(sample_rate, channels_last=channels_last)

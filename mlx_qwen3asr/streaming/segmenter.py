@@ -1,6 +1,7 @@
 """Endpointing: 16 kHz samples -> utterances delimited by pauses (voiced frames: vad.py's rule).
 
-    samples -> 20 ms frames -> level (dBFS) against the adaptive noise floor -> voiced / unvoiced
+    samples -> 20 ms frames -> voiced / unvoiced by the frame judge: the level (dBFS) against the adaptive
+               noise floor (vad.py, the default), or Silero VAD's speech state (silero_vad/endpoint.py)
     idle: keep the last `preroll` seconds; >= 160 ms voiced within 300 ms opens an utterance that
           starts `preroll` before its first voiced frame (never before the previous utterance's end)
     open: `pause` seconds unvoiced closes it (end = last voiced frame + 0.3 s tail); reaching
@@ -12,12 +13,12 @@ same audio always gives the same utterances (live, replayed at real-time pace, o
 """
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Protocol
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
-from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, NoiseFloor, PauseTracker, frame_db
+from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, EnergyFrames, PauseTracker, frame_db
 from .input import SampleBuffer
 
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
@@ -27,6 +28,17 @@ PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
 MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
 SEARCH_FRAMES, QUIET_WINDOW = 250, 5  # a long utterance is cut in the quietest 100 ms of its last 5 s
+
+
+class FrameJudge(Protocol):
+    """Says which 20 ms frames are voiced: `push` hears samples and returns the stream position up to
+    which frames can be judged; `is_voiced` is then asked about each frame, in order."""
+
+    floor_db: Optional[float]
+
+    def push(self, samples: np.ndarray) -> int: ...
+
+    def is_voiced(self, index: int, db: float, speaking: bool) -> bool: ...
 
 
 @dataclass
@@ -44,8 +56,13 @@ class Segmenter:
     """Feed 16 kHz mono float32 with `push`; get back the utterances that finished."""
 
     def __init__(
-        self, pause: float = PAUSE_SECONDS, max_seconds: float = MAX_UTTERANCE_SECONDS, preroll: float = PREROLL_SECONDS
+        self,
+        pause: float = PAUSE_SECONDS,
+        max_seconds: float = MAX_UTTERANCE_SECONDS,
+        preroll: float = PREROLL_SECONDS,
+        voice: Optional[FrameJudge] = None,
     ) -> None:
+        """voice: which frames are voiced (default: vad.py's energy rule; silero_vad.SpeechFrames: Silero VAD's)."""
         if pause < MIN_PAUSE_SECONDS or max_seconds < MIN_MAX_UTTERANCE_SECONDS:
             raise ValueError(
                 f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "
@@ -59,7 +76,8 @@ class Segmenter:
         self._voiced: list[bool] = []
         self._first = 0
         self._start: Optional[int] = None  # first frame of the open utterance
-        self.floor = NoiseFloor()
+        self.voice = voice if voice is not None else EnergyFrames()
+        self._judged = 0  # the stream position up to which the voice can judge frames
         self.level_db = -120.0
 
     @property
@@ -68,7 +86,7 @@ class Segmenter:
 
     @property
     def floor_db(self) -> Optional[float]:
-        return self.floor.db
+        return self.voice.floor_db
 
     @property
     def open_start(self) -> Optional[int]:
@@ -108,9 +126,11 @@ class Segmenter:
         return self._samples.get(self._start * FRAME, end * FRAME)
 
     def push(self, samples: np.ndarray) -> list[Utterance]:
-        self._samples.append(np.asarray(samples, np.float32))
+        samples = np.asarray(samples, np.float32)
+        self._samples.append(samples)
+        self._judged = self.voice.push(samples)
         done: list[Utterance] = []
-        while self.analysed + FRAME <= self._samples.end:
+        while self.analysed + FRAME <= min(self._samples.end, self._judged):
             utterance = self._step(self._samples.get(self.analysed, self.analysed + FRAME))
             if utterance is not None:
                 done.append(utterance)
@@ -129,7 +149,7 @@ class Segmenter:
     def _step(self, frame: np.ndarray) -> Optional[Utterance]:
         index = self._first + len(self._db)
         db = frame_db(frame)
-        voiced = self.floor.is_voiced(db, speaking=self.pauses.speaking)
+        voiced = self.voice.is_voiced(index, db, self.pauses.speaking)
         self.level_db = db
         self._db.append(db)
         self._voiced.append(voiced)

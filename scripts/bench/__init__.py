@@ -12,6 +12,8 @@
     python -m scripts.bench.align        word alignment, ours against the official aligner
     python -m scripts.bench.prefix       the prompt-prefix cache off and on: 0-, 500- and 2,000-token contexts
     python -m scripts.bench.files        transcribe_files: one process against Ray workers (CI: a tiny lane)
+    python -m scripts.bench.vad          Silero VAD: ours against onnxruntime (1 and 16 streams, the live step)
+    python -m scripts.bench.vad_offline  minutes of noise, hum and tones: chunks and tokens decoded, energy vs VAD
 
 Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the
 machine's description), machine_load.py (load probe, --busy background), sources.py (the package at

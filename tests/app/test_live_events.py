@@ -71,8 +71,9 @@ def app_events(checkpoint, wav, *flags) -> list[dict]:
 
 def library_events(model, wav) -> list[dict]:
     live = mq.LiveSession(
-        model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), max_utterance=MAX_UTTERANCE, partials="off"
-    )
+        model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), max_utterance=MAX_UTTERANCE, partials="off",
+        vad=mq.load_vad(),  # the app's default end-pointer
+    )  # fmt: skip
     audio, events = mq.load_audio(wav), []
     for start in range(0, len(audio), 4000):  # blocked differently from the app's 30 ms on purpose
         events += live.feed(audio[start : start + 4000])

@@ -64,7 +64,9 @@ def commits(events: list[dict]) -> list[tuple]:
 
 
 def library_commits(model, wav) -> list[tuple]:
-    live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), max_utterance=MAX_UTTERANCE)
+    live = mq.LiveSession(  # the app's and the server's default end-pointer: Silero VAD
+        model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), max_utterance=MAX_UTTERANCE, vad=mq.load_vad()
+    )
     audio, events = mq.load_audio(wav), []
     for start in range(0, len(audio), 4000):  # blocked unlike the app (30 ms) and the socket (100 ms)
         events += live.feed(audio[start : start + 4000])
@@ -125,7 +127,7 @@ def test_a_prompt_costs_once_and_commits_what_the_library_commits_with_every_pro
     sent = pcm[: 9 * RATE]
     events = live_events(server, frames_of(sent), "?" + urlencode({"prompt": prompt, "max_new_tokens": 6}))
     options = mq.DecodeOptions(context=prompt, max_new_tokens=6)
-    live = mq.LiveSession(listening_model, options, prefix_cache=False)
+    live = mq.LiveSession(listening_model, options, prefix_cache=False, vad=mq.load_vad())
     audio, expected = sent.astype(np.float32) / 32768, []
     for start in range(0, len(audio), 1600):
         expected += live.feed(audio[start : start + 1600])
@@ -155,7 +157,7 @@ def test_float32_frames_work_and_a_bad_frame_is_reported_and_dropped(server, lis
     events = live_events(server, frames, "?encoding=float32")
     errors = [e["error"] for e in events if e["type"] == "error"]
     assert [e["param"] for e in errors] == ["audio"], f"the bad frame is reported once: {errors}"
-    live = mq.LiveSession(listening_model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS))
+    live = mq.LiveSession(listening_model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), vad=mq.load_vad())
     expected = commits([e.to_dict() for e in live.feed(samples) + live.finish()])
     assert commits(events) == expected and expected, "the session went on after the bad frame"
 

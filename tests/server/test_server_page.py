@@ -98,7 +98,7 @@ def best_match(sent: np.ndarray, clip: np.ndarray) -> float:
 
 
 def session_commits(model, audio: np.ndarray) -> list[str]:
-    live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS))
+    live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS), vad=mq.load_vad())
     return [e.text for e in live.feed(audio) + live.finish() if e.type == "commit"]
 
 
