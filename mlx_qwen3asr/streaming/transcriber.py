@@ -167,7 +167,9 @@ class StreamingTranscriber:
     def finish(self) -> Update:
         """Decode what is left and commit everything (tentative becomes ""). Feeding may go on."""
         before, self._compute, self._steps = self.committed, 0.0, 0
-        self.pending.append(self.incoming.flush())
+        resampled_tail = self.incoming.flush()  # audio fed, still inside the resampler: counted too
+        self.audio_samples += resampled_tail.size
+        self.pending.append(resampled_tail)
         tail = self.pending.take()
         _, pause = self._add_audio(tail, self.activity.push(tail))
         if pause is not None:
