@@ -32,6 +32,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ..allocator import release_window
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
@@ -194,6 +195,7 @@ class StreamingTranscriber:
 
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
+        release_window()  # the closed window's buffers: kept, windows of other sizes would pile them up
         self.window = _Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
         self._dirty = True
         self._add_audio(audio, voiced)
