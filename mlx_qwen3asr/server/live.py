@@ -44,7 +44,6 @@ from .routes import checked_prompt
 from .worker import ModelWorker
 
 ENGINES = ("live", "window")
-SAMPLE_RATES = (8000, 384000)  # the lowest and highest sample_rate a client may send at
 MAX_BACKLOG_SECONDS = 30.0  # a client this far ahead of decoding is told so and disconnected
 BUSY, POLICY, INTERNAL_ERROR = 1013, 1008, 1011  # WebSocket close codes
 # Browsers cannot set headers on a WebSocket: they offer the key as a subprotocol instead (as OpenAI's
@@ -87,10 +86,9 @@ def _number(query, name: str, default: float, minimum: float, integer: bool = Fa
 
 def _audio_format(query, engine: str) -> tuple[int, int, bool]:
     """(sample_rate, channels, numbered) of the frames the client will send."""
-    rate = _number(query, "sample_rate", mq.SAMPLE_RATE, SAMPLE_RATES[0], True, SAMPLE_RATES[1])
+    rate = _number(query, "sample_rate", mq.SAMPLE_RATE, 8000, True, 384000)  # telephone to studio rates
     channels = _number(query, "channels", 1, 1, True, MAX_CHANNELS)
-    numbered = query.get("numbered", "false")
-    if numbered not in ("true", "false"):
+    if (numbered := query.get("numbered", "false")) not in ("true", "false"):
         raise APIError(400, f"numbered must be true or false, got {numbered!r}", param="numbered")
     if engine == "window" and (channels != 1 or numbered == "true"):
         raise APIError(400, "engine=window takes unnumbered mono frames: use engine=live", param="engine")

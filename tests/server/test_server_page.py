@@ -127,8 +127,8 @@ def sent_audio(frames: list[bytes], channels: int) -> np.ndarray:
 
 def assert_holds_the_recording(sent: np.ndarray, rate: int, wav: np.ndarray, speech_end: float) -> None:
     """Every half second of the WAV up to the end of its speech (after the first, while the capture
-    starts) is in the sent audio, each where the first word puts it: nothing lost, nothing inserted (the browser's capture resamples the file to its
-    rate, soxr brings it back to 16 kHz)."""
+    starts) is in the sent audio, each where the first word puts it: nothing lost, nothing inserted
+    (the browser's capture resamples the file to its rate, soxr brings it back to 16 kHz)."""
     heard = resample(sent.mean(axis=1), rate, RATE).astype(np.float64)
     wav, piece = wav.astype(np.float64) / 32768, RATE // 2
     word = wav[RATE : RATE + piece]  # the first half second of speech
