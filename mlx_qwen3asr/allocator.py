@@ -9,6 +9,12 @@ quiet, docs/performance.md). MLX reuses a cached buffer only for a request of ne
 cache takes no more, so the limit is sized for the encoder's working set, not for everything.
 Cost: up to that much memory held between calls (`mx.clear_cache()` returns it). GPU backends have
 their own allocator and are left alone, and so is a limit the user set before loading.
+
+A streaming session gives its freed buffers back whenever a window closes (release_window): each
+window's arrays have other sizes than the last one's, so kept buffers were seldom reused and piled
+up to the cap. A StreamingTranscriber session on the tiny model grew from 617 to 2273 MB of RSS in 12
+minutes of speech with them kept, and stayed within 401-546 MB with them given back, its steps no
+slower (README, "Streaming": the table of a long session).
 """
 
 import mlx.core as mx
@@ -31,6 +37,11 @@ def keep_cpu_buffers() -> None:
     previous = mx.set_cache_limit(cpu_cache_limit())
     if previous != MLX_CPU_DEFAULT_CACHE_LIMIT:  # the user's own choice stands
         mx.set_cache_limit(previous)
+
+
+def release_window() -> None:
+    """A streaming window closed: its arrays' sizes will not come again, give the freed buffers back."""
+    mx.clear_cache()
 
 
 def release_between_batches() -> None:

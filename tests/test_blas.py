@@ -12,7 +12,7 @@ import pytest
 from mlx_qwen3asr.blas import chosen_library, installed_library, library_paths
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRY_POINTS = ["mlx_qwen3asr", "app", "mlx_qwen3asr.convert.cli"]
+ENTRY_POINTS = ["mlx_qwen3asr", "app", "mlx_qwen3asr.convert.cli", "mlx_qwen3asr.server"]
 INSTALLED = installed_library(chosen_library()) if chosen_library() else None
 
 

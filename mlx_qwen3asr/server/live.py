@@ -1,17 +1,18 @@
 """The live endpoint: one WebSocket = one mq.LiveSession (or, with engine=window, a WindowSession).
 
-    ws://HOST:PORT/v1/audio/live?language=en&prompt=...&pause=0.6&encoding=pcm16   (docs/server.md)
-    binary frames (16 kHz mono pcm16 / float32, little-endian) -> backlog of (samples, arrival time)
+    ws://HOST:PORT/v1/audio/live?language=en&prompt=...&encoding=pcm16&sample_rate=48000&channels=2&numbered=true
+    binary frames (live_frames.py) -> backlog of samples [n, channels] and the gaps their numbers prove
     pump: whenever the backlog has audio and no step is running
-          -> worker.call(session.feed(backlog, captured_at=its last arrival, partial=no more waiting))
+          -> worker.call(session.feed(backlog, captured_at=its last arrival, partial=no more waiting));
+             a gap -> session.gap(its seconds): the open utterance is committed, a "gap" event says so
           -> its Events, each as Event.to_json() (the app's `--events jsonl` lines, docs/live.md)
     {"type": "finish"} -> after the backlog, worker.call(session.finish()) -> its events, session.done
     disconnect -> the in-flight step is cancelled (skipped if not started), the session dropped
 
 The same audio gives the same commits (text, start, end) as the library and the app: LiveSession's
-decisions depend on sample counts only, never on how the audio was blocked. At most one step per
-session is queued at a time, so sessions share the worker round-robin, and audio that arrives
-during a step is fed in the next one (steps grow, never pile up).
+decisions depend on sample counts only, never on how the audio was blocked; it resamples the client's
+rate itself (docs/live.md). At most one step per session is queued at a time, so sessions share the
+worker round-robin, and audio that arrives during a step is fed in the next one (steps grow).
 """
 
 import asyncio
@@ -28,6 +29,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.options import hotword_list
+from mlx_qwen3asr.audio.samples import MAX_CHANNELS
 from mlx_qwen3asr.streaming import Event, LiveSession, WindowSession
 from mlx_qwen3asr.streaming.segmenter import (
     MAX_UTTERANCE_SECONDS,
@@ -38,10 +40,10 @@ from mlx_qwen3asr.streaming.segmenter import (
 
 from .errors import APIError
 from .languages import resolve_language
+from .live_frames import ENCODINGS, FrameReader
 from .routes import checked_prompt
 from .worker import ModelWorker
 
-ENCODINGS = {"pcm16": np.dtype("<i2"), "float32": np.dtype("<f4")}
 ENGINES = ("live", "window")
 MAX_BACKLOG_SECONDS = 30.0  # a client this far ahead of decoding is told so and disconnected
 BUSY, POLICY, INTERNAL_ERROR = 1013, 1008, 1011  # WebSocket close codes
@@ -60,13 +62,16 @@ class LiveOptions:
     pause: float = PAUSE_SECONDS
     max_utterance: float = MAX_UTTERANCE_SECONDS
     hotwords: tuple[str, ...] = ()  # the `hotwords` query parameter: a comma-separated list
+    sample_rate: int = mq.SAMPLE_RATE  # of the frames sent; the session resamples to 16 kHz
+    channels: int = 1  # interleaved in each frame
+    numbered: bool = False  # each frame opens with the index of its first sample (live_frames.py)
 
     def decode_options(self, server_cap: Optional[int]) -> mq.DecodeOptions:
         caps = [n for n in (self.max_new_tokens, server_cap) if n is not None]
         return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None, self.hotwords)
 
 
-def _number(query, name: str, default: float, minimum: float, integer: bool = False) -> float:
+def _number(query, name: str, default: float, minimum: float, integer: bool = False, maximum=math.inf) -> float:
     text = query.get(name)
     if text is None:
         return default
@@ -74,10 +79,22 @@ def _number(query, name: str, default: float, minimum: float, integer: bool = Fa
         value = int(text) if integer else float(text)
     except ValueError:
         value = math.nan
-    if not value >= minimum or math.isinf(value):
+    if not minimum <= value <= maximum or math.isinf(value):
         kind = "a whole number" if integer else "a number of seconds"
-        raise APIError(400, f"{name} must be {kind}, at least {minimum:g}; got {text!r}", param=name)
+        most = "" if math.isinf(maximum) else f" and at most {maximum:g}"
+        raise APIError(400, f"{name} must be {kind}, at least {minimum:g}{most}; got {text!r}", param=name)
     return value
+
+
+def _audio_format(query, engine: str) -> tuple[int, int, bool]:
+    """(sample_rate, channels, numbered) of the frames the client will send."""
+    rate = _number(query, "sample_rate", mq.SAMPLE_RATE, 8000, True, 384000)  # telephone to studio rates
+    channels = _number(query, "channels", 1, 1, True, MAX_CHANNELS)
+    if (numbered := query.get("numbered", "false")) not in ("true", "false"):
+        raise APIError(400, f"numbered must be true or false, got {numbered!r}", param="numbered")
+    if engine == "window" and (channels != 1 or numbered == "true"):
+        raise APIError(400, "engine=window takes unnumbered mono frames: use engine=live", param="engine")
+    return rate, channels, numbered == "true"
 
 
 def live_options(query, state) -> LiveOptions:
@@ -98,6 +115,7 @@ def live_options(query, state) -> LiveOptions:
         _number(query, "pause", PAUSE_SECONDS, MIN_PAUSE_SECONDS),
         _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
         hotword_list(query.get("hotwords", "")),
+        *_audio_format(query, engine),
     )
     state.checked(options.prompt, options.language)
     checked_prompt(state, options.decode_options(None))  # its length in tokens
@@ -124,16 +142,18 @@ def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optiona
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap)
     if options.engine == "window":
-        return WindowSession(model, decode, prefix_cache=prefixes or False)
+        return WindowSession(model, decode, prefix_cache=prefixes or False, sample_rate=options.sample_rate)
     return LiveSession(
-        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False, vad=vad
-    )
+        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False,
+        sample_rate=options.sample_rate, channels_last=True, vad=vad,
+    )  # fmt: skip
 
 
 class LiveConnection:
     def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
         self.ws, self.worker, self.options, self.server_cap = websocket, worker, options, max_new_tokens
-        self.backlog: list[np.ndarray] = []
+        self.backlog: list[Union[np.ndarray, float]] = []  # samples [n, channels], or a gap's seconds
+        self.frames = FrameReader(options.encoding, options.channels, options.sample_rate, options.numbered)
         self.arrived = 0.0  # time.monotonic() when the backlog's last frame came
         self.finish_requested = False
         self.wake = asyncio.Event()
@@ -143,8 +163,9 @@ class LiveConnection:
     async def run(self) -> None:
         o = self.options
         await self.ws.send_json(
-            {"type": "session.created", "sample_rate": mq.SAMPLE_RATE, "encoding": o.encoding, "language": o.language,
-             "engine": o.engine, "pause": o.pause, "max_utterance": o.max_utterance}
+            {"type": "session.created", "sample_rate": o.sample_rate, "channels": o.channels, "numbered": o.numbered,
+             "encoding": o.encoding, "language": o.language, "engine": o.engine, "pause": o.pause,
+             "max_utterance": o.max_utterance}
         )  # fmt: skip
         create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad))
         pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
@@ -178,19 +199,13 @@ class LiveConnection:
             return
 
     def _add_audio(self, data: bytes) -> Optional[APIError]:
-        """Queue a frame's samples; a malformed frame is dropped and reported, the session goes on."""
-        dtype = ENCODINGS[self.options.encoding]
-        if len(data) % dtype.itemsize:
-            return APIError(
-                400,
-                f"A {self.options.encoding} frame must hold whole samples "
-                f"({dtype.itemsize} bytes each), got {len(data)} bytes; it was dropped",
-                param="audio",
-            )
-        samples = np.frombuffer(data, dtype)
-        if dtype.kind == "f" and not np.isfinite(samples).all():
-            return APIError(400, "The frame holds NaN or infinite samples; it was dropped", param="audio")
-        self.backlog.append(samples)
+        """Queue a frame's samples, after the gap its number proves; a malformed frame is dropped and
+        reported, the session goes on."""
+        try:
+            gap, samples = self.frames.read(data)
+        except APIError as e:
+            return e
+        self.backlog += [samples] if gap is None else [gap, samples]
         self.arrived = time.monotonic()
         return None
 
@@ -212,12 +227,13 @@ class LiveConnection:
             await self.wake.wait()
             self.wake.clear()
             if self.backlog:
-                samples, arrived = np.concatenate(self.backlog), self.arrived
+                waiting, arrived = self.backlog, self.arrived
                 self.backlog = []
-                if len(samples) > MAX_BACKLOG_SECONDS * mq.SAMPLE_RATE:
-                    await self._fall_behind(len(samples))
+                frames = sum(len(x) for x in waiting if isinstance(x, np.ndarray))
+                if frames > MAX_BACKLOG_SECONDS * self.options.sample_rate:
+                    await self._fall_behind(frames)
                     return
-                await self._send(await self._on_worker(lambda m, x=samples, t=arrived: self._feed(x, t)))
+                await self._send(await self._on_worker(lambda m, x=waiting, t=arrived: self._feed(x, t)))
             if self.finish_requested and not self.backlog:
                 self.finish_requested = False
                 await self._send(await self._on_worker(lambda m: self.session.finish()))
@@ -227,9 +243,19 @@ class LiveConnection:
                      "audio_seconds": round(stats.audio_seconds, 3)}
                 )  # fmt: skip
 
-    def _feed(self, samples: np.ndarray, arrived: float) -> list[Event]:
-        """On the worker: a partial only when no more audio is waiting (a partial never delays a commit)."""
-        return self.session.feed(samples, captured_at=arrived, partial=not self.backlog)
+    def _feed(self, waiting: list[Union[np.ndarray, float]], arrived: float) -> list[Event]:
+        """On the worker: the audio in order, each proven gap where it was (the audio between joined);
+        a partial only when no more audio is waiting (a partial never delays a commit)."""
+        events: list[Event] = []
+        while waiting:
+            cut = next((i for i, x in enumerate(waiting) if not isinstance(x, np.ndarray)), len(waiting))
+            if cut:
+                last = cut == len(waiting) and not self.backlog
+                events += self.session.feed(np.concatenate(waiting[:cut]), captured_at=arrived, partial=last)
+            if cut < len(waiting):
+                events += self.session.gap(waiting[cut])
+            waiting = waiting[cut + 1 :]
+        return events
 
     async def _on_worker(self, step):
         self.step = asyncio.wrap_future(self.worker.call(step))
@@ -243,7 +269,7 @@ class LiveConnection:
             await self.ws.send_text(event.to_json())
 
     async def _fall_behind(self, samples: int) -> None:
-        seconds = samples / mq.SAMPLE_RATE
+        seconds = samples / self.options.sample_rate
         error = APIError(
             503,
             f"Decoding fell {seconds:.0f} s behind the audio (limit {MAX_BACKLOG_SECONDS:.0f} s); "

@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
@@ -115,6 +116,8 @@ def load_and_warm(
 
 @releases_mlx_streams
 def main(argv=None) -> int:
+    if argv is None:  # the real command line: the BLAS the app and the CLI run on, so the same bits
+        ensure_fast_blas()
     args = build_parser().parse_args(argv)
     problem = check_options(args)
     if problem:

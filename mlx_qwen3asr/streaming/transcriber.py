@@ -31,6 +31,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ..allocator import release_window
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
@@ -129,7 +130,9 @@ class StreamingTranscriber:
     def finish(self) -> Update:
         """Decode what is left and commit everything (tentative becomes ""). Feeding may go on."""
         before, self._compute, self._steps = self.committed, 0.0, 0
-        self.pending.append(self.incoming.flush())
+        resampled_tail = self.incoming.flush()  # audio fed, still inside the resampler: counted too
+        self.audio_samples += resampled_tail.size
+        self.pending.append(resampled_tail)
         tail = self.pending.take()
         _, pause = self._add_audio(tail, self.activity.push(tail))
         if pause is not None:
@@ -154,6 +157,7 @@ class StreamingTranscriber:
 
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
+        release_window()  # the closed window's buffers: kept, windows of other sizes would pile them up
         self.window = Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
         self._dirty = True
         self._add_audio(audio, voiced)

@@ -15,6 +15,7 @@ from typing import Optional, Union
 
 import numpy as np
 
+from ..audio.samples import SAMPLE_RATE
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
@@ -27,9 +28,13 @@ class WindowSession:
     """feed/finish like LiveSession's, on a StreamingTranscriber. Not thread-safe."""
 
     def __init__(
-        self, model: Recogniser, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+        self,
+        model: Recogniser,
+        options: DecodeOptions = DecodeOptions(),
+        prefix_cache: Union[PrefixCache, bool] = True,
+        sample_rate: int = SAMPLE_RATE,
     ) -> None:
-        """prefix_cache: as StreamingTranscriber's."""
+        """prefix_cache, sample_rate (of the blocks fed): as StreamingTranscriber's."""
         tuning = StreamingTuning(max_new_tokens=options.max_new_tokens)
         self.stream = StreamingTranscriber(
             model,
@@ -38,6 +43,7 @@ class WindowSession:
             hotwords=options.hotwords,
             tuning=tuning,
             prefix_cache=prefix_cache,
+            sample_rate=sample_rate,
         )
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits
@@ -46,7 +52,7 @@ class WindowSession:
     def feed(
         self, block: np.ndarray, captured_at: Optional[float] = None, rate: Optional[int] = None, partial: bool = True
     ) -> list[Event]:
-        """Add 16 kHz samples; the events. (captured_at, partial: as LiveSession's; unused here.)"""
+        """Add samples at the session's sample_rate; the events. (captured_at, partial: as LiveSession's; unused here.)"""
         if rate not in (None, self.stream.sample_rate):
             raise ValueError(f"this session takes {self.stream.sample_rate} Hz audio, got {rate} Hz")
         return self._events(self.stream.feed(block))

@@ -401,3 +401,12 @@ def test_a_stream_told_its_blocks_are_at_44_1_khz_gives_the_text_of_the_16_khz_r
     assert got[-1].committed == want[-1].committed and got[-1].tentative == want[-1].tentative == "", (
         "the same text (updates on the way may differ by when a step is due: the resampler holds back a few ms)"
     )
+
+
+def test_finish_counts_the_audio_still_inside_the_resampler():
+    """3.000 s fed at 44.1 kHz in blocks of 11025: the resampler holds its last few ms until finish()."""
+    stream, _ = fake_stream(sample_rate=44100)
+    tone = 0.1 * np.sin(np.arange(3 * 44100) * 2 * np.pi * 440 / 44100).astype(np.float32)
+    updates = feed_all(stream, tone, [11025])
+    assert updates[-2].audio_seconds < 3.0, f"while feeding, the resampler holds some back: {updates[-2].audio_seconds}"
+    assert updates[-1].audio_seconds == pytest.approx(3.0, abs=1 / SR), f"finish() counts all 3 s: {updates[-1]}"
