@@ -24,6 +24,7 @@ from .qwen3asr.model import Qwen3ASR
 from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
 from .silero_vad import SileroVad, load_vad, vad_by_name
+from .audio.vad import EnergyVad
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
@@ -45,6 +46,7 @@ __all__ = [
     "SampleStream",
     "Segment",
     "SileroVad",
+    "EnergyVad",
     "StreamingTranscriber",
     "Tokenizer",
     "Transcription",

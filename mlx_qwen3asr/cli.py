@@ -20,6 +20,7 @@ from typing import Optional
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, load_audio
+from .audio.vad import VoiceDetector
 from .blas import ensure_fast_blas
 from .cluster import RayOptions
 from .families import require_task
@@ -32,7 +33,7 @@ from .plan import InputError
 from .progress import progress_bar
 from .recogniser import Recogniser
 from .result import Transcription
-from .silero_vad import VAD_CHOICES, SileroVad, vad_by_name
+from .silero_vad import VAD_CHOICES, vad_by_name
 from .transcribe import default_batch_size
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
@@ -187,7 +188,7 @@ def decode_files(
     batch_size: int,
     options: DecodeOptions,
     aligner,
-    vad: Optional[SileroVad] = None,
+    vad: Optional[VoiceDetector] = None,
 ) -> list[Optional[Transcription]]:
     """Every file decoded together (their chunks share batches); should that fail, each file alone
     (files.decode_group), so a fault costs only its own file's result: one line on stderr naming the

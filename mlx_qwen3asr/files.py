@@ -29,6 +29,7 @@ from mlx.nn import Module
 
 from .align.aligner import check_aligner
 from .audio.io import SAMPLE_RATE, load_audio
+from .audio.vad import VoiceDetector
 from .formats import TIMESTAMPS, render
 from .load import load
 from .options import DecodeOptions
@@ -36,7 +37,6 @@ from .plan import FileJob, PathLike, checked_formats, one_line, plan_files
 from .progress import progress_bar
 from .recogniser import Recogniser
 from .result import Transcription
-from .silero_vad import SileroVad
 from .transcribe import default_batch_size, transcribe_batch
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def decode_files(
     options: DecodeOptions,
     batch_size: Optional[int] = None,
     aligner: Optional[Module] = None,
-    vad: Optional[SileroVad] = None,
+    vad: Optional[VoiceDetector] = None,
 ) -> Iterator[tuple[int, Outcome, float]]:
     """(index in paths, its Transcription or why it failed, seconds of audio) for every file, in
     order. Files are decoded together, up to batch_size files or batch_size x model.chunk_seconds of audio
@@ -132,7 +132,7 @@ def decode_files(
 
 
 def decode_group(
-    group, model, options, batch_size, aligner, on_progress=None, vad: Optional[SileroVad] = None
+    group, model, options, batch_size, aligner, on_progress=None, vad: Optional[VoiceDetector] = None
 ) -> Iterator[tuple[int, Outcome, float]]:
     """A group through transcribe_batch; when it fails, each file alone, so one bad file fails alone."""
     if not group:
@@ -217,7 +217,7 @@ def transcribe_files(
     ray: Union[None, str, "RayOptions"] = None,
     progress: bool = False,
     on_file: Optional[Callable[[FileOutcome], None]] = None,
-    vad: Optional[SileroVad] = None,
+    vad: Optional[VoiceDetector] = None,
 ) -> Summary:
     """Transcribe files, folders and "@manifests" into out_dir (one file per input and format,
     mirroring the inputs), skipping inputs whose outputs exist; returns the Summary.
@@ -239,7 +239,7 @@ def transcribe_files(
         )
     if ray is not None and not all(isinstance(m, NAMES) for m in (model, aligner) if m is not None):
         raise ValueError("with ray=, name the model (a hub id, or a folder every node can read): each worker loads it")
-    if ray is not None and vad is not None:
+    if ray is not None and vad is not None and vad.name != "energy":
         raise ValueError("vad= is not available with ray= yet: leave out one of them")
     jobs = plan_files(inputs, out_dir, formats)
     todo = [job for job in jobs if not all(path.exists() for path in job.outputs)]

@@ -28,8 +28,7 @@ from mlx.nn import Module
 from .align.aligner import align_segments, check_aligner
 from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
-from .audio.split import split_audio
-from .audio.vad import contains_speech
+from .audio.vad import EnergyVad, VoiceDetector, contains_speech
 from .echo import is_context_echo
 from .families import require_task
 from .generate import StopRules, decode_batch
@@ -39,8 +38,6 @@ from .prefix_cache import PrefixCache, prefix_cache_for
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
 from .script import join_text
-from .silero_vad import SileroVad
-from .silero_vad.speech import speech_ranges
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
@@ -95,18 +92,15 @@ def has_speech(wave: np.ndarray) -> bool:
 
 
 def chunks_of(
-    wave: np.ndarray, chunk_seconds: float, vad: Optional[SileroVad] = None
+    wave: np.ndarray, chunk_seconds: float, vad: Optional[VoiceDetector] = None
 ) -> list[tuple[int, int, np.ndarray]]:
-    """(start sample, samples covered, chunk) to decode: split at quiet points, a short tail chunk
-    zero-padded as the official code does. With a `vad`, only the stretches it hears speech in
-    (silero_vad/speech.py); a chunk covers the audio skipped before it (the last one, after it too)."""
-    if vad is None:
-        pieces = [(start, start + len(chunk)) for start, chunk in split_audio(wave, chunk_seconds)]
-        covered = [end - start for start, end in pieces]
-    else:
-        pieces = speech_ranges(vad, wave, chunk_seconds)
-        ends = [end for _, end in pieces[:-1]] + [len(wave)]
-        covered = [end - before for end, before in zip(ends, [0] + ends[:-1])]
+    """(start sample, samples covered, chunk) to decode: the stretches `vad` says to decode (None or
+    EnergyVad: all of it, split at quiet points; Silero VAD: only its speech), a short tail chunk
+    zero-padded as the official code does; a chunk covers the audio skipped before it (the last one,
+    after it too)."""
+    pieces = (vad or EnergyVad()).speech_pieces(wave, chunk_seconds)
+    ends = [end for _, end in pieces[:-1]] + [len(wave)]
+    covered = [end - before for end, before in zip(ends, [0] + ends[:-1])]
     minimum = int(MIN_CHUNK_SECONDS * SAMPLE_RATE)
     return [
         (
@@ -151,7 +145,7 @@ def transcribe(
     on_progress: Optional[Callable[[float], None]] = None,
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
-    vad: Optional[SileroVad] = None,
+    vad: Optional[VoiceDetector] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -208,7 +202,7 @@ def transcribe_batch(
     on_segment: Optional[Callable[[int, Segment], None]] = None,
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
-    vad: Optional[SileroVad] = None,
+    vad: Optional[VoiceDetector] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.

@@ -18,7 +18,7 @@ Every threshold is named once, here; the numbers are those the dictation app was
 """
 
 from collections import deque
-from typing import Optional
+from typing import Optional, Protocol
 
 import numpy as np
 
@@ -106,6 +106,35 @@ class EnergyFrames:
 
     def is_voiced(self, index: int, db: float, speaking: bool) -> bool:
         return self.floor.is_voiced(db, speaking)
+
+
+class VoiceDetector(Protocol):
+    """What the engine asks a voice detector (EnergyVad below, or silero_vad.SileroVad)."""
+
+    name: str
+
+    def frame_judge(self, frame: int) -> "FrameJudge": ...
+
+    def speech_pieces(self, wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int]]: ...
+
+
+class EnergyVad:
+    """This rule as a voice detector, the alternative to silero_vad.SileroVad (`--vad energy`): the same
+    two questions, which frames are speech live (frame_judge) and which stretches to decode offline
+    (speech_pieces: all of it, cut at its quiet points by audio/split.py)."""
+
+    name = "energy"
+
+    def frame_judge(self, frame: int = FRAME) -> EnergyFrames:
+        """The live segmenter's judge of `frame`-sample frames (FRAME, 20 ms, is the rule's own)."""
+        assert frame == FRAME, "the energy rule judges its own 20 ms frames"
+        return EnergyFrames()
+
+    def speech_pieces(self, wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int]]:
+        """(start, end) sample ranges to decode: the whole wave, cut at its quietest points."""
+        from .split import split_audio  # audio/split.py cuts where this rule hears least
+
+        return [(start, start + len(chunk)) for start, chunk in split_audio(wave, chunk_seconds)]
 
 
 class PauseTracker:

@@ -16,6 +16,7 @@ from typing import Optional
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.audio.vad import VoiceDetector
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
 
 
@@ -28,7 +29,7 @@ class ServedModels:
     asr: mq.Recogniser
     aligner: Optional[mq.ForcedAligner] = None
     prefix_bytes: int = DEFAULT_MAX_BYTES
-    vad: Optional[mq.SileroVad] = None  # --vad silero: the live sessions' end-pointer (None: the energy rule)
+    vad: Optional[VoiceDetector] = None  # --vad: the live sessions' end-pointer (None: Silero, as LiveSession's)
     vad_files: bool = False  # --vad-files: file requests decode only where `vad` hears speech
     prefixes: PrefixCache = field(init=False)
 

@@ -10,16 +10,20 @@ Noise, hum, music-like tones and silence give no segment (tests/fixtures/silero_
 recogniser never sees them and cannot invent text for them.
 """
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..audio.split import split_audio
 from .model import SAMPLE_RATE
-from .vad import SileroVad
+
+if TYPE_CHECKING:
+    from .vad import SileroVad
 
 MAX_GAP_SECONDS = 2.0  # a longer stretch without speech ends a piece
 
 
-def speech_ranges(vad: SileroVad, wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int]]:
+def speech_ranges(vad: "SileroVad", wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int]]:
     """(start, end) sample ranges of `wave` that hold its speech, each at most `chunk_seconds` long."""
     limit, gap = int(chunk_seconds * SAMPLE_RATE), int(MAX_GAP_SECONDS * SAMPLE_RATE)
     pieces: list[list[int]] = []

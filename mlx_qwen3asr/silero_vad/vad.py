@@ -16,10 +16,12 @@ import mlx.core as mx
 import numpy as np
 
 from ..audio.io import AudioInput, prepare_audio
+from ..audio.vad import EnergyVad
 from .endpoint import SpeechFrames
 from .fast import FastModel
 from .model import SAMPLE_RATE, Model
 from .stream import VadStream, WindowModel, probabilities_of
+from .speech import speech_ranges
 from .timestamps import SpeechRule, speech_samples, to_seconds
 
 WEIGHTS = Path(__file__).with_name("weights.safetensors")
@@ -29,6 +31,7 @@ VAD_CHOICES = ("silero", "energy")  # --vad of the CLI, the app and the server: 
 class SileroVad:
     """Silero VAD v6 (16 kHz) in MLX: speech probabilities and speech segments of audio."""
 
+    name = "silero"
     sample_rate = SAMPLE_RATE
 
     def __init__(self, model: WindowModel) -> None:
@@ -66,6 +69,10 @@ class SileroVad:
         """The live segmenter's judge of `frame`-sample frames, on a stream of its own (endpoint.py)."""
         return SpeechFrames(self.stream(), frame, rule)
 
+    def speech_pieces(self, wave: np.ndarray, chunk_seconds: float) -> list[tuple[int, int]]:
+        """(start, end) sample ranges of a 16 kHz wave to decode offline: its speech (speech.py)."""
+        return speech_ranges(self, wave, chunk_seconds)
+
 
 def load_vad(path: Union[str, Path, None] = None) -> SileroVad:
     """The real Silero VAD v6 (16 kHz) from the weights shipped with this package (or a file like them)."""
@@ -80,8 +87,8 @@ def load_vad(path: Union[str, Path, None] = None) -> SileroVad:
     return SileroVad(FastModel(model))
 
 
-def vad_by_name(name: str) -> Optional[SileroVad]:
-    """--vad's value -> the VAD to hand in: "silero" loads this one, "energy" is None (audio/vad.py's rule)."""
+def vad_by_name(name: str) -> Union[SileroVad, EnergyVad]:
+    """--vad's value -> the VAD to hand in: "silero" loads this one, "energy" is audio/vad.py's rule."""
     if name not in VAD_CHOICES:
         raise ValueError(f"--vad must be one of {', '.join(VAD_CHOICES)}, got {name!r}")
-    return load_vad() if name == "silero" else None
+    return load_vad() if name == "silero" else EnergyVad()

@@ -37,11 +37,11 @@ import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.samples import SampleStream
-from ..audio.vad import DEAD_PEAK, FRAME
+from ..audio.vad import DEAD_PEAK, FRAME, VoiceDetector
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
-from ..silero_vad import SileroVad
+from ..silero_vad import load_vad
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -68,7 +68,7 @@ class LiveSession:
         channels_last: bool = False,
         prefix_cache: Union[PrefixCache, bool] = True,
         engine: Optional[UtteranceEngine] = None,
-        vad: Optional[SileroVad] = None,
+        vad: Optional[VoiceDetector] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -80,8 +80,9 @@ class LiveSession:
         else the layout rule of audio/samples.py decides.
         prefix_cache: the prompt head's keys and values for every partial and final: computed once
         for the session (True), never (False), or from a shared PrefixCache (a server's).
-        vad: which frames are speech: None for vad.py's energy rule, or a Silero VAD (mq.load_vad()):
-        an utterance then ends after `pause` seconds the VAD hears no speech in.
+        vad: which frames are speech: Silero VAD (None makes one, mq.load_vad(): the app's and the server's
+        default too, so the same audio gives the same commits everywhere), or mq.EnergyVad() for
+        vad.py's level rule (`--vad energy`); an utterance ends after `pause` seconds it hears no speech in.
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
         if partials not in ("streaming", "offline", "off"):
             raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
@@ -91,7 +92,7 @@ class LiveSession:
             options.check_context(model.tokenizer)
             engine = make_engine(model, "offline" if partials == "off" else partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
-        self.segmenter = Segmenter(pause, max_utterance, voice=None if vad is None else vad.frame_judge(FRAME))
+        self.segmenter = Segmenter(pause, max_utterance, voice=(vad or load_vad()).frame_judge(FRAME))
         self.refresh_every = None if partials == "off" else refresh_every
         self.stats = stats or LiveStats()
         self.samples = SampleStream(sample_rate, channels_last=channels_last)
