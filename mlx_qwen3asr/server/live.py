@@ -6,7 +6,9 @@
           -> worker.call(session.feed(backlog, captured_at=its last arrival, partial=no more waiting))
           -> its Events, each as Event.to_json() (the app's `--events jsonl` lines, docs/live.md)
     {"type": "finish"} -> after the backlog, worker.call(session.finish()) -> its events, session.done
-    disconnect -> the in-flight step is cancelled (skipped if not started), the session dropped
+    {"type": "session.update", "prompt": ...} before the first audio: a prompt too long for a URL
+    disconnect -> the in-flight step is cancelled (skipped if not started, stopped at its next token if
+                  running), the session dropped
 
 The same audio gives the same commits (text, start, end) as the library and the app: LiveSession's
 decisions depend on sample counts only, never on how the audio was blocked. At most one step per
@@ -17,6 +19,7 @@ during a step is fed in the next one (steps grow, never pile up).
 import asyncio
 import base64
 import binascii
+import dataclasses
 import json
 import math
 import time
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
+from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
@@ -37,7 +41,8 @@ from mlx_qwen3asr.streaming.segmenter import (
 
 from .errors import APIError
 from .languages import resolve_language
-from .routes import checked_prompt
+from .limits import capped_tokens, origin_allowed
+from .routes import checked_options
 from .worker import ModelWorker
 
 ENCODINGS = {"pcm16": np.dtype("<i2"), "float32": np.dtype("<f4")}
@@ -60,8 +65,7 @@ class LiveOptions:
     max_utterance: float = MAX_UTTERANCE_SECONDS
 
     def decode_options(self, server_cap: Optional[int]) -> mq.DecodeOptions:
-        caps = [n for n in (self.max_new_tokens, server_cap) if n is not None]
-        return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None)
+        return mq.DecodeOptions(self.language, self.prompt, capped_tokens(self.max_new_tokens, server_cap))
 
 
 def _number(query, name: str, default: float, minimum: float, integer: bool = False) -> float:
@@ -78,9 +82,9 @@ def _number(query, name: str, default: float, minimum: float, integer: bool = Fa
     return value
 
 
-def live_options(query, state) -> LiveOptions:
-    """The session's options from the query string, checked against what the served model's prompt can
-    take; a bad one is an APIError naming it."""
+def live_options(query) -> LiveOptions:
+    """The session's options from the query string; a bad one is an APIError naming it. The prompt is
+    checked against the model by check_prompt, off the event loop."""
     encoding = query.get("encoding", "pcm16")
     if encoding not in ENCODINGS:
         raise APIError(400, f"Unsupported encoding {encoding!r}: use pcm16 or float32", param="encoding")
@@ -96,9 +100,13 @@ def live_options(query, state) -> LiveOptions:
         _number(query, "pause", PAUSE_SECONDS, MIN_PAUSE_SECONDS),
         _number(query, "max_utterance", MAX_UTTERANCE_SECONDS, MIN_MAX_UTTERANCE_SECONDS),
     )
-    state.checked(options.prompt, options.language)
-    checked_prompt(state, mq.DecodeOptions(options.language, options.prompt))  # its length in tokens
     return options
+
+
+async def check_prompt(state, options: LiveOptions) -> None:
+    """APIError 400 when the served model's prompt cannot take this language and prompt (its length in
+    tokens): tokenizing a long prompt takes a while, so it runs on a thread."""
+    await run_in_threadpool(checked_options, state, mq.DecodeOptions(options.language, options.prompt))
 
 
 def bearer_from_protocols(header: str) -> Optional[str]:
@@ -128,8 +136,12 @@ def make_session(model: mq.Qwen3ASR, options: LiveOptions, server_cap: Optional[
 
 
 class LiveConnection:
-    def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
+    def __init__(
+        self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None, state=None
+    ):
         self.ws, self.worker, self.options, self.server_cap = websocket, worker, options, max_new_tokens
+        self.state = state  # for checking a prompt sent in a session.update message
+        self.audio_seen = False
         self.backlog: list[np.ndarray] = []
         self.arrived = 0.0  # time.monotonic() when the backlog's last frame came
         self.finish_requested = False
@@ -143,8 +155,7 @@ class LiveConnection:
             {"type": "session.created", "sample_rate": mq.SAMPLE_RATE, "encoding": o.encoding, "language": o.language,
              "engine": o.engine, "pause": o.pause, "max_utterance": o.max_utterance}
         )  # fmt: skip
-        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes))
-        pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
+        pump, receiver = asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)
             if pump.done() and pump.exception() is not None:  # a failed model step: say so, end the session
@@ -167,12 +178,15 @@ class LiveConnection:
                 if message.get("bytes") is not None:
                     problem = self._add_audio(message["bytes"])
                 else:
-                    problem = self._command(message.get("text") or "")
+                    problem = await self._command(message.get("text") or "")
                 if problem is not None:
                     await self.ws.send_json(error_event(problem))
                 self.wake.set()
         except WebSocketDisconnect:
             return
+        except APIError as e:  # a prompt the model cannot take, sent in session.update: as in the query
+            await self.ws.send_json(error_event(e))
+            await self.ws.close(POLICY)
 
     def _add_audio(self, data: bytes) -> Optional[APIError]:
         """Queue a frame's samples; a malformed frame is dropped and reported, the session goes on."""
@@ -188,26 +202,45 @@ class LiveConnection:
         if dtype.kind == "f" and not np.isfinite(samples).all():
             return APIError(400, "The frame holds NaN or infinite samples; it was dropped", param="audio")
         self.backlog.append(samples)
-        self.arrived = time.monotonic()
+        self.arrived, self.audio_seen = time.monotonic(), True
         return None
 
-    def _command(self, text: str) -> Optional[APIError]:
+    async def _command(self, text: str) -> Optional[APIError]:
         try:
             message = json.loads(text)
         except json.JSONDecodeError:
             message = None
-        if isinstance(message, dict) and message.get("type") == "finish":
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "finish":
             self.finish_requested = True
             return None
+        if kind == "session.update":
+            return await self._update(message)
         return APIError(
             400, f'Unknown message {text[:80]!r}: send binary audio frames or {{"type": "finish"}}', param="type"
         )
 
-    async def _pump(self, create) -> None:
-        self.session = await create
+    async def _update(self, message: dict) -> Optional[APIError]:
+        """A prompt too long for the URL, sent before the first audio; a prompt the model cannot take
+        raises APIError (the session ends, as for the query)."""
+        prompt = message.get("prompt")
+        if self.audio_seen or self.finish_requested:
+            return APIError(400, "session.update must come before the first audio frame; it was ignored", param="type")
+        if not isinstance(prompt, str):
+            return APIError(400, f"session.update needs a text `prompt`, got {prompt!r}", param="prompt")
+        options = dataclasses.replace(self.options, prompt=prompt)
+        await check_prompt(self.state, options)
+        self.options = options
+        await self.ws.send_json({"type": "session.updated", "prompt_characters": len(prompt)})
+        return None
+
+    async def _pump(self) -> None:
         while True:
             await self.wake.wait()
             self.wake.clear()
+            if self.session is None and (self.backlog or self.finish_requested):  # made once the prompt is known
+                make = lambda m, o=self.options: make_session(m.asr, o, self.server_cap, m.prefixes)  # noqa: E731
+                self.session = await self._on_worker(make)
             if self.backlog:
                 samples, arrived = np.concatenate(self.backlog), self.arrived
                 self.backlog = []
@@ -253,10 +286,16 @@ class LiveConnection:
 
 async def live_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state.server
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.headers.get("host"), state.allowed_origins):
+        return await refuse(websocket, APIError(403, f"WebSocket connections from the web page at {origin} are not "
+                                                     "allowed: start the server with --allow-origin ORIGIN",
+                                                param="origin", code="origin_not_allowed"))  # fmt: skip
     offered = [p.strip() for p in websocket.headers.get("sec-websocket-protocol", "").split(",")]
     await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     try:
-        options = live_options(websocket.query_params, state)
+        options = live_options(websocket.query_params)
+        await check_prompt(state, options)
     except APIError as e:
         await websocket.send_json(error_event(e))
         await websocket.close(POLICY)
@@ -268,6 +307,13 @@ async def live_endpoint(websocket: WebSocket) -> None:
         return
     state.live_sessions += 1
     try:
-        await LiveConnection(websocket, state.worker, options, state.max_new_tokens).run()
+        await LiveConnection(websocket, state.worker, options, state.max_new_tokens, state).run()
     finally:
         state.live_sessions -= 1
+
+
+async def refuse(websocket: WebSocket, error: APIError) -> None:
+    """Refuse the handshake: an HTTP answer in OpenAI's shape where the server can send one, else 403."""
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        return await websocket.send_denial_response(error.response())
+    await websocket.close(POLICY)

@@ -5,11 +5,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from test_audio import wav_bytes, write
 
 from mlx_qwen3asr.audio.ffmpeg import UndecodableAudio, decode_with_ffmpeg
 from mlx_qwen3asr.audio.io import MIN_FILE_SAMPLE_RATE, load_audio, prepare_audio
-
-from test_audio import wav_bytes, write
 
 needs_ffmpeg = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg is not on PATH")
 
