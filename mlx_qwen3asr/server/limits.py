@@ -4,15 +4,15 @@
     decoded audio       --max-audio-seconds (7200)     more: 400, noticed from the header before resampling
     tokens per chunk    --max-new-tokens, else MAX_TOKENS_PER_CHUNK: a client's max_new_tokens only lowers it
     prompt              MAX_CONTEXT_TOKENS (10,000), tokenized off the event loop, prefilled in blocks
-    slow clients        UPLOAD_IDLE_SECONDS without a byte of body: 408; headers: uvicorn's keep-alive timeout
+    slow clients        UPLOAD_IDLE_SECONDS without a byte of body, or UPLOAD_SECONDS in all: 408;
+                        a request head not complete in HEADER_SECONDS: connection closed (protocols.py)
     shutdown            SHUTDOWN_GRACE_SECONDS after SIGTERM, then open connections are closed
-    WebSocket Origin    same host as the server's, or one of --allow-origin
+    WebSocket Origin    same host as the server's, or one of --allow-origin (handshake.py)
 
 A 16 kHz float32 waveform takes 64 KB a second: the default limit is ~0.46 GB of samples per request.
 """
 
 from typing import Optional
-from urllib.parse import urlsplit
 
 from mlx_qwen3asr.options import token_budget
 from mlx_qwen3asr.transcribe import CHUNK_SECONDS
@@ -21,6 +21,7 @@ DEFAULT_MAX_AUDIO_SECONDS = 7200.0  # two hours: a 25 MB mp3 at 32 kbit/s is 1.7
 # The library's budget for the longest chunk it decodes (30 s): what no answer needs more than.
 MAX_TOKENS_PER_CHUNK = token_budget(CHUNK_SECONDS)
 UPLOAD_IDLE_SECONDS = 30.0  # a body that stalls this long is refused (408)
+UPLOAD_SECONDS = 600.0  # 25 MB at 0.33 Mbit/s; a slower body is refused (408)
 HEADER_SECONDS = 10.0  # uvicorn closes a connection that has sent no complete request for this long
 SHUTDOWN_GRACE_SECONDS = 10.0  # after SIGTERM, open requests get this long before they are cut
 
@@ -36,13 +37,3 @@ def capped_tokens(asked: Optional[int], server_cap: Optional[int]) -> Optional[i
     if asked is None:
         return server_cap
     return min(asked, token_cap(server_cap))
-
-
-def origin_allowed(origin: Optional[str], host: Optional[str], allowed: tuple[str, ...]) -> bool:
-    """A WebSocket's Origin header against the server's: no Origin (not a browser), the same host and
-    port as the request's Host header, or one of `allowed` ("*" allows every origin)."""
-    if origin is None or "*" in allowed or origin.rstrip("/") in allowed:
-        return True
-    if origin == "null" or not host:
-        return False
-    return urlsplit(origin).netloc.lower() == host.lower()

@@ -17,8 +17,6 @@ during a step is fed in the next one (steps grow, never pile up).
 """
 
 import asyncio
-import base64
-import binascii
 import dataclasses
 import json
 import math
@@ -40,18 +38,16 @@ from mlx_qwen3asr.streaming.segmenter import (
 )
 
 from .errors import APIError
+from .handshake import POLICY, PROTOCOL, origin_refused
 from .languages import resolve_language
-from .limits import capped_tokens, origin_allowed
+from .limits import capped_tokens
 from .routes import checked_options
 from .worker import ModelWorker
 
 ENCODINGS = {"pcm16": np.dtype("<i2"), "float32": np.dtype("<f4")}
 ENGINES = ("live", "window")
 MAX_BACKLOG_SECONDS = 30.0  # a client this far ahead of decoding is told so and disconnected
-BUSY, POLICY, INTERNAL_ERROR = 1013, 1008, 1011  # WebSocket close codes
-# Browsers cannot set headers on a WebSocket: they offer the key as a subprotocol instead (as OpenAI's
-# realtime API does), "bearer." + the key in base64url without padding, beside PROTOCOL.
-PROTOCOL, BEARER_PROTOCOL = "mlx-qwen3asr", "bearer."
+BUSY, INTERNAL_ERROR = 1013, 1011  # WebSocket close codes (POLICY, 1008: handshake.py)
 
 
 @dataclass(frozen=True)
@@ -107,18 +103,6 @@ async def check_prompt(state, options: LiveOptions) -> None:
     """APIError 400 when the served model's prompt cannot take this language and prompt (its length in
     tokens): tokenizing a long prompt takes a while, so it runs on a thread."""
     await run_in_threadpool(checked_options, state, mq.DecodeOptions(options.language, options.prompt))
-
-
-def bearer_from_protocols(header: str) -> Optional[str]:
-    """The API key a browser offered as a `bearer.<base64url>` subprotocol, or None."""
-    for protocol in (p.strip() for p in header.split(",")):
-        if protocol.startswith(BEARER_PROTOCOL):
-            encoded = protocol[len(BEARER_PROTOCOL) :]
-            try:
-                return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
-            except (binascii.Error, UnicodeDecodeError):
-                return None
-    return None
 
 
 def error_event(error: APIError) -> dict:
@@ -286,11 +270,8 @@ class LiveConnection:
 
 async def live_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state.server
-    origin = websocket.headers.get("origin")
-    if not origin_allowed(origin, websocket.headers.get("host"), state.allowed_origins):
-        return await refuse(websocket, APIError(403, f"WebSocket connections from the web page at {origin} are not "
-                                                     "allowed: start the server with --allow-origin ORIGIN",
-                                                param="origin", code="origin_not_allowed"))  # fmt: skip
+    if await origin_refused(websocket, state.allowed_origins):
+        return
     offered = [p.strip() for p in websocket.headers.get("sec-websocket-protocol", "").split(",")]
     await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     try:
@@ -310,10 +291,3 @@ async def live_endpoint(websocket: WebSocket) -> None:
         await LiveConnection(websocket, state.worker, options, state.max_new_tokens, state).run()
     finally:
         state.live_sessions -= 1
-
-
-async def refuse(websocket: WebSocket, error: APIError) -> None:
-    """Refuse the handshake: an HTTP answer in OpenAI's shape where the server can send one, else 403."""
-    if "websocket.http.response" in websocket.scope.get("extensions", {}):
-        return await websocket.send_denial_response(error.response())
-    await websocket.close(POLICY)
