@@ -3,7 +3,7 @@
 request -> BearerAuth (with --api-key: "Authorization: Bearer KEY", or from a browser's WebSocket the
            subprotocol "bearer.<key in base64url>"; except /health and the page at /)
         -> UploadLimit (HTTP bodies over --max-upload-mb: 413, by Content-Length or while reading;
-                        a body stalled for UPLOAD_IDLE_SECONDS or unfinished after UPLOAD_SECONDS: 408)
+                        a body stalled for --client-timeout or unfinished after UPLOAD_SECONDS: 408)
         -> routes (routes.py, live.py, page.py); APIError / HTTPException -> OpenAI error JSON
 """
 
@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .errors import APIError, api_error, http_error, server_error
 from .handshake import POLICY, bearer_from_protocols
-from .limits import UPLOAD_IDLE_SECONDS, UPLOAD_SECONDS
+from .limits import CLIENT_TIMEOUT_SECONDS, UPLOAD_SECONDS
 from .live import live_endpoint
 from .page import page
 from .routes import ServerState, health, models, transcriptions
@@ -59,8 +59,8 @@ class UploadLimit:
 
     DRAIN_FACTOR = 4
 
-    def __init__(self, app: ASGIApp, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app: ASGIApp, max_bytes: int, idle_seconds: float = CLIENT_TIMEOUT_SECONDS):
+        self.app, self.max_bytes, self.idle_seconds = app, max_bytes, idle_seconds
 
     def _too_large(self) -> APIError:
         return APIError(413, f"The upload is larger than the server's limit of {self.max_bytes / 1e6:g} MB "
@@ -70,7 +70,7 @@ class UploadLimit:
         more = True
         while more and received <= self.DRAIN_FACTOR * self.max_bytes:
             try:
-                message = await asyncio.wait_for(receive(), UPLOAD_IDLE_SECONDS)
+                message = await asyncio.wait_for(receive(), self.idle_seconds)
             except asyncio.TimeoutError:
                 return
             received += len(message.get("body", b""))
@@ -89,7 +89,7 @@ class UploadLimit:
             nonlocal received, body_done
             if body_done:  # after the body only the client's leaving is awaited (disconnect.py)
                 return await receive()
-            message = await _timed(receive, min(UPLOAD_IDLE_SECONDS, deadline - time.monotonic()))
+            message = await _timed(receive, min(self.idle_seconds, deadline - time.monotonic()))
             body_done = not message.get("more_body", False)
             received += len(message.get("body", b""))
             if received > self.max_bytes:
@@ -106,8 +106,8 @@ async def _timed(receive: Receive, seconds: float) -> dict:
     try:
         return await asyncio.wait_for(receive(), max(seconds, 0.0))
     except asyncio.TimeoutError:
-        raise APIError(408, f"The upload was too slow (nothing for {UPLOAD_IDLE_SECONDS:g} s, or not done in "
-                            f"{UPLOAD_SECONDS:g} s): send the file at once", code="upload_timeout") from None  # fmt: skip
+        raise APIError(408, f"The upload was too slow (it stalled, or was not done in {UPLOAD_SECONDS:g} s): "
+                            "send the file at once", code="upload_timeout") from None  # fmt: skip
 
 
 async def client_left(request, error: ClientDisconnect) -> Response:
@@ -115,7 +115,12 @@ async def client_left(request, error: ClientDisconnect) -> Response:
     return Response(status_code=499)
 
 
-def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_bytes: int = 25_000_000) -> Starlette:
+def build_app(
+    state: ServerState,
+    api_key: Optional[str] = None,
+    max_upload_bytes: int = 25_000_000,
+    client_timeout: float = CLIENT_TIMEOUT_SECONDS,
+) -> Starlette:
     routes = [
         Route("/v1/audio/transcriptions", transcriptions, methods=["POST"]),
         Route("/v1/models", models, methods=["GET"]),
@@ -125,7 +130,10 @@ def build_app(state: ServerState, api_key: Optional[str] = None, max_upload_byte
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(BearerAuth, api_key=api_key), Middleware(UploadLimit, max_bytes=max_upload_bytes)],
+        middleware=[
+            Middleware(BearerAuth, api_key=api_key),
+            Middleware(UploadLimit, max_bytes=max_upload_bytes, idle_seconds=client_timeout),
+        ],
         exception_handlers={
             APIError: api_error,
             HTTPException: http_error,

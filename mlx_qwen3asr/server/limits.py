@@ -4,8 +4,8 @@
     decoded audio       --max-audio-seconds (7200)     more: 400, noticed from the header before resampling
     tokens per chunk    --max-new-tokens, else MAX_TOKENS_PER_CHUNK: a client's max_new_tokens only lowers it
     prompt              MAX_CONTEXT_TOKENS (10,000), tokenized off the event loop, prefilled in blocks
-    slow clients        UPLOAD_IDLE_SECONDS without a byte of body, or UPLOAD_SECONDS in all: 408;
-                        a request head not complete in HEADER_SECONDS: connection closed (protocols.py)
+    slow clients        --client-timeout (30 s) without a byte of body, or UPLOAD_SECONDS in all: 408;
+                        a request head not complete in --client-timeout: connection closed (protocols.py)
     shutdown            SHUTDOWN_GRACE_SECONDS after SIGTERM, then open connections are closed
     WebSocket Origin    same host as the server's, or one of --allow-origin (handshake.py)
 
@@ -20,9 +20,8 @@ from mlx_qwen3asr.transcribe import CHUNK_SECONDS
 DEFAULT_MAX_AUDIO_SECONDS = 7200.0  # two hours: a 25 MB mp3 at 32 kbit/s is 1.7 h
 # The library's budget for the longest chunk it decodes (30 s): what no answer needs more than.
 MAX_TOKENS_PER_CHUNK = token_budget(CHUNK_SECONDS)
-UPLOAD_IDLE_SECONDS = 30.0  # a body that stalls this long is refused (408)
+CLIENT_TIMEOUT_SECONDS = 30.0  # a request head or upload that sends nothing this long is dropped
 UPLOAD_SECONDS = 600.0  # 25 MB at 0.33 Mbit/s; a slower body is refused (408)
-HEADER_SECONDS = 10.0  # uvicorn closes a connection that has sent no complete request for this long
 SHUTDOWN_GRACE_SECONDS = 10.0  # after SIGTERM, open requests get this long before they are cut
 
 

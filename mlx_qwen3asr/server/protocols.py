@@ -1,6 +1,6 @@
 """uvicorn's connection handlers with the two limits it lacks (docs/server.md, "Security").
 
-HTTP:      a connection that has not sent a whole request head within HEADER_SECONDS is closed
+HTTP:      a connection that has not sent a whole request head within --client-timeout is closed
            (uvicorn waits forever for the first request's headers: one trickling client per
            socket could hold the server's connections and its shutdown)
 WebSocket: a handshake whose URL is too long for the WebSocket parser (8 KB: a long `prompt` in
@@ -15,15 +15,22 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.exceptions import RequestLineTooLong
 
 from .errors import APIError
-from .limits import HEADER_SECONDS
+from .limits import CLIENT_TIMEOUT_SECONDS
+
+
+def timed_http_protocol(seconds: float = CLIENT_TIMEOUT_SECONDS) -> type:
+    """TimedHTTPProtocol closing connections after `seconds` without a whole request head."""
+    return type("TimedHTTPProtocol", (TimedHTTPProtocol,), {"head_seconds": seconds})
 
 
 class TimedHTTPProtocol(H11Protocol):
-    """h11, closing a connection whose first request head is not complete within HEADER_SECONDS."""
+    """h11, closing a connection whose first request head is not complete within head_seconds."""
+
+    head_seconds = CLIENT_TIMEOUT_SECONDS
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self._head_timer = self.loop.call_later(HEADER_SECONDS, self._head_overdue)
+        self._head_timer = self.loop.call_later(self.head_seconds, self._head_overdue)
 
     def _head_overdue(self) -> None:
         if self.cycle is None and not self.transport.is_closing():

@@ -21,7 +21,7 @@ from mlx_qwen3asr.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
 
-from .limits import DEFAULT_MAX_AUDIO_SECONDS, SHUTDOWN_GRACE_SECONDS
+from .limits import CLIENT_TIMEOUT_SECONDS, DEFAULT_MAX_AUDIO_SECONDS, SHUTDOWN_GRACE_SECONDS
 from .transcription import ServedModels
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -59,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"longer uploads get 400, noticed before resampling (default {DEFAULT_MAX_AUDIO_SECONDS:g}: ~0.46 GB of samples)",
     )
     add(
+        "--client-timeout",
+        type=float,
+        default=CLIENT_TIMEOUT_SECONDS,
+        help=f"seconds a request head or an upload may send nothing before it is dropped (default {CLIENT_TIMEOUT_SECONDS:g})",
+    )
+    add(
         "--allow-origin",
         action="append",
         default=[],
@@ -85,8 +91,8 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
         return "--max-new-tokens must be at least 1"
     if args.prefix_cache_mb < 0:
         return "--prefix-cache-mb must be 0 or more"
-    if not args.max_audio_seconds > 0:
-        return "--max-audio-seconds must be above 0"
+    if not args.max_audio_seconds > 0 or not args.client_timeout > 0:
+        return "--max-audio-seconds and --client-timeout must be above 0"
     return None
 
 
@@ -122,7 +128,7 @@ def main(argv=None) -> int:
         import uvicorn
 
         from .app import build_app
-        from .protocols import TimedHTTPProtocol, WebSocketProtocol
+        from .protocols import WebSocketProtocol, timed_http_protocol
         from .routes import ServerState
         from .worker import ModelWorker
     except ImportError as e:
@@ -157,9 +163,9 @@ def main(argv=None) -> int:
         max_live_sessions=args.max_live_sessions,
         check_prompt=lambda context, language: worker.models.asr.prompt_ids(0, context, language),
     )
-    app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
+    app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=TimedHTTPProtocol,
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=timed_http_protocol(args.client_timeout),
                     ws=WebSocketProtocol, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
     finally:
         worker.stop()
