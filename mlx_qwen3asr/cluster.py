@@ -42,7 +42,7 @@ import mlx.core as mx
 
 from . import blas
 from .align.aligner import check_aligner
-from .files import Outcome, Run, decode_files
+from .files import Outcome, Run, decode_files, not_a_file
 from .load import load
 from .options import DecodeOptions
 from .plan import FileJob, one_line
@@ -297,6 +297,9 @@ class Feed:
 
 def read(job: FileJob, run: Run) -> Optional[bytes]:
     """The file's bytes to send, or None after recording why it cannot be read here."""
+    if (reason := not_a_file(job.source)) is not None:
+        run.finish(job, reason, 0.0)
+        return None
     try:
         return job.source.read_bytes()
     except OSError as e:

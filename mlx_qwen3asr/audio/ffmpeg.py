@@ -13,6 +13,7 @@ tricks). The file is read by path rather than through a pipe: an m4a whose index
 samples, as phones write them, cannot be read from a pipe (ffmpeg 5.1: "partial file").
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -67,7 +68,7 @@ def decode_with_ffmpeg(path: str, sample_rate: int, max_seconds: Optional[float]
 
 def ffmpeg_reason(stderr: bytes, path: str) -> str:
     """ffmpeg's last log line, without log prefixes, heap addresses or the path, shortened."""
+    stderr = stderr.replace(b"file:" + os.fsencode(path), b"input").replace(os.fsencode(path), b"input")
     lines = [line for line in stderr.decode(errors="replace").splitlines() if line.strip()]
-    last = _ADDRESS.sub("", lines[-1] if lines else "no message").replace("file:" + path, "input")
-    last = last.replace(path, "input").strip()
+    last = _ADDRESS.sub("", lines[-1] if lines else "no message").strip()
     return last[:120] or "no message"

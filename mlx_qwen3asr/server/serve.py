@@ -165,8 +165,9 @@ def main(argv=None) -> int:
     )
     app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=timed_http_protocol(args.client_timeout),
-                    ws=WebSocketProtocol, timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
+        http = timed_http_protocol(args.client_timeout)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http, ws=WebSocketProtocol,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
     finally:
         worker.stop()
     return 0
