@@ -46,6 +46,7 @@ from .files import Outcome, Run, decode_files, not_a_file
 from .load import load
 from .options import DecodeOptions
 from .plan import FileJob, one_line
+from .ray_reaper import Reaper
 from .transcribe import MAX_BATCH_SIZE
 
 MAX_RESTARTS = 4  # per actor: Ray restarts a dead one this often (each restart loads the model again)
@@ -222,9 +223,12 @@ def run_on_ray(
     ray = import_ray()
     settings = ray_option if isinstance(ray_option, RayOptions) else RayOptions(address=ray_option)
     connected = connect(ray, settings.address)
+    reaper = Reaper.start() if connected else None  # a local cluster started here dies with this process
     actors: list = []
     try:
         actors = start_workers(ray, settings, name_of(model), dtype, aligner and name_of(aligner))
+        if reaper is not None:
+            reaper.watch()  # the processes Ray started for the workers
         run.started()
         size = max(1, min(batch_size or MAX_BATCH_SIZE, math.ceil(len(jobs) / (IN_FLIGHT * len(actors)))))
         Feed(ray, actors, jobs, run, options, batch_size).until_done(groups(jobs, size))
@@ -232,6 +236,8 @@ def run_on_ray(
         stop(ray, actors)
         if connected:
             ray.shutdown()
+        if reaper is not None:
+            reaper.close()
 
 
 class Feed:
