@@ -11,6 +11,7 @@ that only apply to its own models) are ignored; `model` is accepted whatever it 
 is served.
 """
 
+import logging
 import os
 import re
 import tempfile
@@ -91,6 +92,7 @@ def decode_audio(data: bytes, filename: str, max_seconds: Optional[float] = None
         try:
             wave = mq.prepare_audio(path, max_seconds=max_seconds)
         except UndecodableAudio as e:
+            logging.getLogger("mlx_qwen3asr.server").info("%r: %s", filename, str(e).replace(path, "upload"))
             message = f"The uploaded file {filename!r} is not audio the server can decode: send WAV, mp3, m4a, ogg, flac or webm"
             raise APIError(400, message, param="file", code="invalid_audio") from e
         except (ValueError, TypeError) as e:
