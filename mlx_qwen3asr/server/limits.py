@@ -3,7 +3,8 @@
     upload bytes        --max-upload-mb (25)           more: 413
     decoded audio       --max-audio-seconds (7200)     more: 400, noticed from the header before resampling
     tokens per chunk    --max-new-tokens, else MAX_TOKENS_PER_CHUNK: a client's max_new_tokens only lowers it
-    prompt              MAX_CONTEXT_TOKENS (10,000), tokenized off the event loop, prefilled in blocks
+    prompt              MAX_CONTEXT_TOKENS (10,000), tokenized off the event loop (TOKENIZING_AT_ONCE
+                        at a time), prefilled in blocks
     slow clients        --client-timeout (30 s) without a byte of body, or UPLOAD_SECONDS in all: 408;
                         a request head not complete in --client-timeout: connection closed (protocols.py)
     shutdown            SHUTDOWN_GRACE_SECONDS after SIGTERM, then open connections are closed
@@ -22,6 +23,7 @@ DEFAULT_MAX_AUDIO_SECONDS = 7200.0  # two hours: a 25 MB mp3 at 32 kbit/s is 1.7
 MAX_TOKENS_PER_CHUNK = token_budget(CHUNK_SECONDS)
 CLIENT_TIMEOUT_SECONDS = 30.0  # a request head or upload that sends nothing this long is dropped
 UPLOAD_SECONDS = 600.0  # 25 MB at 0.33 Mbit/s; a slower body is refused (408)
+TOKENIZING_AT_ONCE = 2  # prompts tokenized at once: memory stays bounded when many arrive together
 SHUTDOWN_GRACE_SECONDS = 10.0  # after SIGTERM, open requests get this long before they are cut
 
 

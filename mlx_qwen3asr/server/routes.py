@@ -7,9 +7,10 @@ stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE
 """
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from starlette.concurrency import run_in_threadpool
@@ -21,7 +22,7 @@ from mlx_qwen3asr.transcribe import join_texts
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
-from .limits import DEFAULT_MAX_AUDIO_SECONDS
+from .limits import DEFAULT_MAX_AUDIO_SECONDS, TOKENIZING_AT_ONCE
 from .responses import render, sse, text_delta, text_done
 from .transcription import FileJob
 from .uploads import decode_audio, read_request
@@ -42,6 +43,8 @@ class ServerState:
     # (context, language) -> raises ValueError for what the model's prompt cannot take (serve.py: its
     # prompt_ids; Fun-ASR-Nano refuses languages other than zh/en/ja); host-side only, before the queue
     check_prompt: Callable[[str, Optional[str]], object] = lambda context, language: None
+    # prompts tokenized at once (threads): each 1 MB prompt holds ~150 MB of encoding while it runs
+    tokenizing: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(TOKENIZING_AT_ONCE))
 
     def checked(self, context: str, language: Optional[str]) -> None:
         """400 naming the cause when the model cannot be asked this."""
@@ -77,8 +80,9 @@ async def transcriptions(request: Request) -> Response:
 
 def checked_options(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
     """`options` when the model can be asked them, else APIError 400 (blocking: tokenizes the prompt)."""
-    checked_prompt(state, options)
-    state.checked(options.context, options.language)
+    with state.tokenizing:
+        checked_prompt(state, options)
+        state.checked(options.context, options.language)
     return options
 
 

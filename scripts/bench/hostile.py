@@ -27,7 +27,7 @@ from scripts.bench.common import ROOT
 from tests.server.server_helpers import free_port, post_form, request, wait_until_healthy
 
 SPEECH = (ROOT / "tests" / "fixtures" / "audio" / "short.wav").read_bytes()
-SECRET = ROOT / "tests" / "fixtures" / "audio" / "long.wav"
+SECRET = Path("/tmp/hostile-private.mp3")  # a file on the server that a playlist names
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -77,6 +77,11 @@ def status_and_message(answer) -> str:
     return f"{status} {message!r}"[:70]
 
 
+def ffmpeg_text(answer) -> str:
+    message = json.loads(answer[2])["error"]["message"]
+    return f"{answer[0]}, heap address in the message: {'0x' in message}, ffmpeg named: {'ffmpeg' in message}"
+
+
 def live_hog_then_file(base: str) -> str:
     with connect(base.replace("http", "ws") + "/v1/audio/live?max_new_tokens=1000000", open_timeout=30) as ws:
         ws.recv(timeout=30)
@@ -89,7 +94,7 @@ def live_hog_then_file(base: str) -> str:
 
 
 def long_query(base: str) -> str:
-    prompt = "%20".join(["Qwen"] * 1000)  # ~1,000 tokens in the URL
+    prompt = "%20".join(["Qwen3-ASR"] * 1000)  # ~9,000 tokens, 12 KB in the URL
     started = time.perf_counter()
     try:
         with connect(base.replace("http", "ws") + "/v1/audio/live?prompt=" + prompt, open_timeout=15) as ws:
@@ -130,7 +135,9 @@ def leave_mid_upload(port: int) -> str:
 
 def sigterm_with_trickle(process, port: int) -> str:
     trickle = socket.create_connection(("127.0.0.1", port), timeout=10)
-    trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+    trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+                    b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
+                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
     stop = threading.Event()
     threading.Thread(target=lambda: [trickle.send(b"x") for _ in iter(lambda: stop.wait(0.5), True)]).start()
     time.sleep(1.0)
@@ -153,6 +160,8 @@ def main() -> None:
     parser.add_argument("--root", default=str(ROOT))
     args = parser.parse_args()
     port, log = free_port(), Path(f"/tmp/hostile-{os.getpid()}.log")
+    speech = str(ROOT / "tests" / "fixtures" / "audio" / "long.wav")
+    subprocess.run(["ffmpeg", "-nostdin", "-y", "-v", "error", "-i", speech, str(SECRET)], check=True)
     env = dict(os.environ, PYTHONPATH=args.root)
     command = [sys.executable, "-m", "mlx_qwen3asr.server", "--model", args.model, "--port", str(port),
                "--dtype", "float32", "--log-level", "warning"]  # fmt: skip
@@ -165,13 +174,13 @@ def main() -> None:
     measured(process, "1 playlist named x.wav", lambda: status_and_message(upload(base, playlist)))
     measured(process, "2 1 Hz WAV of 1,044 bytes", lambda: status_and_message(upload(base, wav_1hz())))
     measured(process, "3 live hog, then a file", lambda: live_hog_then_file(base))
-    ten_k = " ".join(f"w{i}" for i in range(4900))  # ~9,800 tokens
+    ten_k = "word " * 9800  # 9,800 tokens
     measured(
         process, "6 prompt at the limit", lambda: status_and_message(upload(base, SPEECH, prompt=ten_k, timeout=300))
     )
     measured(process, "6 ~1,000-token query", lambda: long_query(base))
     measured(process, "7 8 x 1 MB prompts", lambda: health_under_prompts(base))
-    measured(process, "7 ffmpeg error text", lambda: status_and_message(upload(base, b"junk" * 300, name="x.mp3")))
+    measured(process, "7 ffmpeg error text", lambda: ffmpeg_text(upload(base, b"junk" * 300, name="x.mp3")))
     measured(process, "7 Origin evil.example", lambda: evil_origin(base))
     measured(process, "7 client leaves mid-upload", lambda: leave_mid_upload(port))
     print(f"{'7 SIGTERM, trickled upload':<28} {sigterm_with_trickle(process, port)}", flush=True)

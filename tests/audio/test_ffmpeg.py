@@ -14,9 +14,14 @@ needs_ffmpeg = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg
 
 
 def secret_wav(tmp_path):
-    """A WAV elsewhere on the machine that a playlist names: decoding it would be a leak."""
+    """Audio elsewhere on the machine that a playlist names: decoding it would be a leak. An mp3, as
+    ffmpeg's hls demuxer only opens segments whose extension fits their format."""
     ints = (np.sin(np.arange(16000) / 5) * 8000).astype("<i2")
-    return write(tmp_path, wav_bytes(ints.tobytes(), bits=16), name="secret.wav")
+    wav = write(tmp_path, wav_bytes(ints.tobytes(), bits=16), name="secret.wav")
+    if shutil.which("ffmpeg") is None:
+        return wav
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(wav), str(tmp_path / "secret.mp3")], check=True)
+    return tmp_path / "secret.mp3"
 
 
 def playlists(target) -> dict[str, bytes]:

@@ -9,14 +9,21 @@ import json
 import signal
 import socket
 import struct
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import mlx.core as mx
 import pytest
 from server_helpers import ROOT, error_of, post_form, request, server_child
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
+
+from mlx_qwen3asr.generate import generate_steps
+from mlx_qwen3asr.options import token_budget
+from mlx_qwen3asr.server.live import LiveOptions
+from mlx_qwen3asr.server.worker import ModelWorker
 
 SPEECH = (ROOT / "tests" / "fixtures" / "audio" / "short.wav").read_bytes()  # 2.5 s
 MAX_AUDIO_SECONDS = 5
@@ -54,8 +61,10 @@ def wav_header(rate: int, n_bytes: int) -> bytes:
 
 
 @pytest.mark.parametrize("kind", ["hls", "concat"])
-def test_an_uploaded_playlist_naming_a_server_file_is_refused(server, kind):
-    target = ROOT / "tests" / "fixtures" / "audio" / "long.wav"  # a file on the server
+def test_an_uploaded_playlist_naming_a_server_file_is_refused(server, kind, tmp_path):
+    target = tmp_path / "private.mp3"  # a file on the server (hls wants its extension to fit its format)
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", str(ROOT / "tests/fixtures/audio/long.wav"), str(target)],
+                   check=True)  # fmt: skip
     playlist = {"hls": f"#EXTM3U\n#EXT-X-TARGETDURATION:30\n#EXTINF:30,\n{target}\n#EXT-X-ENDLIST\n",
                 "concat": f"ffconcat version 1.0\nfile '{target}'\n"}[kind]  # fmt: skip
     status, _, body = transcribe(server, playlist.encode(), name="x.wav")
@@ -93,6 +102,36 @@ def test_a_live_client_asking_for_a_million_tokens_cannot_hold_the_worker(server
     status, _, body = transcribe(server, SPEECH, timeout=15)
     assert status == 200 and json.loads(body)["text"], body
     assert time.monotonic() - started < 15, "the file waited for the departed client's step"
+
+
+def test_a_clients_max_new_tokens_can_only_lower_the_servers_budget():
+    asked = {"max_new_tokens": 10**6}
+    assert LiveOptions(None, "", "pcm16", **asked).decode_options(None).max_new_tokens == token_budget(30.0), "capped"
+    assert LiveOptions(None, "", "pcm16", **asked).decode_options(8).max_new_tokens == 8, "--max-new-tokens caps"
+    assert LiveOptions(None, "", "pcm16", max_new_tokens=5).decode_options(8).max_new_tokens == 5, "lower: kept"
+    assert LiveOptions(None, "", "pcm16").decode_options(None).max_new_tokens is None, "default: by duration"
+
+
+def test_a_running_live_step_stops_when_its_client_leaves(tiny_model):
+    """The asyncio side cancels the step's future when its WebSocket closes; the worker is free at once."""
+    worker = ModelWorker(lambda: None)
+    worker.start()
+    running = threading.Event()
+
+    def endless(models):  # a million tokens, no stop rule: as a client asking for them would hold it
+        running.set()
+        embeddings = tiny_model.embed(mx.array([1, 2, 3]))  # made on the worker thread, as the server's
+        return list(generate_steps(tiny_model, embeddings, tiny_model.make_cache(), 10**6))
+
+    try:
+        step = worker.call(endless)
+        assert running.wait(30), "the step did not start"
+        time.sleep(0.2)
+        step.cancel()
+        assert worker.call(lambda models: "next").result(timeout=10) == "next", "the worker stayed busy"
+        assert worker.counts["dropped_live_steps"] == 1, worker.counts
+    finally:
+        worker.stop()
 
 
 def test_a_page_from_another_origin_cannot_open_a_live_session(server):
@@ -141,7 +180,8 @@ def test_slow_request_heads_and_stalled_uploads_are_dropped(server):
         assert head_only.recv(1000) == b"", "the connection was not closed"
     with socket.create_connection((host, port), timeout=10) as stalled:
         stalled.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                        b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n")  # fmt: skip
+                        b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
+                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
         answer = b""
         while b"}}" not in answer and (part := stalled.recv(10000)):
             answer += part
@@ -171,7 +211,9 @@ def test_a_client_leaving_mid_upload_logs_nothing_and_sigterm_ends_a_trickled_up
         time.sleep(1.0)
         assert transcribe(base, SPEECH)[0] == 200, "the server still serves"
         trickle = socket.create_connection(("127.0.0.1", port), timeout=10)
-        trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+        trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+                        b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
+                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
         stop = threading.Event()
         threading.Thread(target=lambda: [trickle.send(b"x") for _ in iter(lambda: stop.wait(0.5), True)]).start()
         time.sleep(1.0)
