@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,7 +23,14 @@ from pathlib import Path
 from websockets.sync.client import connect
 
 from scripts.bench.common import ROOT
-from tests.server.server_helpers import free_port, post_form, request, wait_until_healthy
+from tests.server.server_helpers import (
+    UPLOAD_HEAD,
+    free_port,
+    post_form,
+    request,
+    trickling_upload,
+    wait_until_healthy,
+)
 
 SPEECH = (ROOT / "tests" / "fixtures" / "audio" / "short.wav").read_bytes()
 SECRET = Path("/tmp/hostile-private.mp3")  # a file on the server that a playlist names
@@ -127,31 +133,22 @@ def evil_origin(base: str) -> str:
 
 def leave_mid_upload(port: int) -> str:
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                  b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n" + b"x" * 1000)  # fmt: skip
+        s.sendall(UPLOAD_HEAD + b"x" * 1000)
     time.sleep(1.0)
     return "left"
 
 
 def sigterm_with_trickle(process, port: int) -> str:
-    trickle = socket.create_connection(("127.0.0.1", port), timeout=10)
-    trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                    b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
-                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
-    stop = threading.Event()
-    threading.Thread(target=lambda: [trickle.send(b"x") for _ in iter(lambda: stop.wait(0.5), True)]).start()
-    time.sleep(1.0)
-    process.send_signal(signal.SIGTERM)
-    started = time.perf_counter()
-    try:
-        process.wait(timeout=40)
-        outcome = f"exited after {time.perf_counter() - started:.1f} s"
-    except subprocess.TimeoutExpired:
-        outcome = "still up 40 s after SIGTERM"
-        process.kill()
-    stop.set()
-    trickle.close()
-    return outcome
+    with trickling_upload(port):
+        time.sleep(1.0)
+        process.send_signal(signal.SIGTERM)
+        started = time.perf_counter()
+        try:
+            process.wait(timeout=40)
+            return f"exited after {time.perf_counter() - started:.1f} s"
+        except subprocess.TimeoutExpired:
+            process.kill()
+            return "still up 40 s after SIGTERM"
 
 
 def main() -> None:

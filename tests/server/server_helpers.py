@@ -159,3 +159,34 @@ def server_in_thread(app):
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+# A multipart upload's head that announces 100,000 bytes of body; FILE_PART then opens its file part.
+UPLOAD_HEAD = (
+    b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+    b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n"
+)
+FILE_PART = b'Content-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n'
+
+
+@contextmanager
+def trickling_upload(port: int, every: float = 0.5):
+    """An upload to the server on `port` that sends one byte of its file every `every` seconds while
+    the block runs: a slow client the server must not wait for forever."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(UPLOAD_HEAD + FILE_PART)
+    stop = threading.Event()
+
+    def send() -> None:
+        while not stop.wait(every):
+            try:
+                sock.send(b"x")
+            except OSError:  # the server closed it
+                return
+
+    threading.Thread(target=send, daemon=True).start()
+    try:
+        yield
+    finally:
+        stop.set()
+        sock.close()

@@ -16,7 +16,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import mlx.core as mx
 import pytest
-from server_helpers import ROOT, error_of, post_form, request, server_child
+from server_helpers import (
+    FILE_PART,
+    ROOT,
+    UPLOAD_HEAD,
+    error_of,
+    post_form,
+    request,
+    server_child,
+    trickling_upload,
+)
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -179,9 +188,7 @@ def test_slow_request_heads_and_stalled_uploads_are_dropped(server):
         head_only.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\n")  # never ends
         assert head_only.recv(1000) == b"", "the connection was not closed"
     with socket.create_connection((host, port), timeout=10) as stalled:
-        stalled.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                        b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
-                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
+        stalled.sendall(UPLOAD_HEAD + FILE_PART)
         answer = b""
         while b"}}" not in answer and (part := stalled.recv(10000)):
             answer += part
@@ -206,26 +213,15 @@ def test_a_client_leaving_mid_upload_logs_nothing_and_sigterm_ends_a_trickled_up
     with server_child(tiny_checkpoint, "--max-new-tokens", "4") as (base, process):
         port = int(base.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=10) as leaving:
-            leaving.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                            b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n" + b"x" * 1000)  # fmt: skip
+            leaving.sendall(UPLOAD_HEAD + b"x" * 1000)
         time.sleep(1.0)
         assert transcribe(base, SPEECH)[0] == 200, "the server still serves"
-        trickle = socket.create_connection(("127.0.0.1", port), timeout=10)
-        trickle.sendall(b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
-                        b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; "
-                    b"filename=\"a.wav\"\r\n\r\n")  # fmt: skip
-        stop = threading.Event()
-        threading.Thread(target=lambda: [trickle.send(b"x") for _ in iter(lambda: stop.wait(0.5), True)]).start()
-        time.sleep(1.0)
-        process.send_signal(signal.SIGTERM)
-        started = time.monotonic()
-        try:
-            process.wait(timeout=30)
-        except Exception:  # noqa: BLE001 - reported below
-            pass
-        stop.set()
-        trickle.close()
-        assert process.poll() is not None, "the server outlived SIGTERM by 30 s"
-        assert time.monotonic() - started < 20, "the shutdown grace is bounded"
+        with trickling_upload(port):
+            time.sleep(1.0)
+            started = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            while process.poll() is None and time.monotonic() - started < 30:
+                time.sleep(0.1)
+        assert time.monotonic() - started < 20 and process.poll() is not None, "the shutdown grace is unbounded"
         log = process.stderr.read()
         assert "Traceback" not in log, log
