@@ -191,6 +191,7 @@ def prefill_blocks(model: Qwen3ASR, embeddings: mx.array, cache: list[KVCache]) 
         check_interrupt()
         model.model(embeddings[:, start : start + PREFILL_BLOCK], cache, last_only=True)
         mx.eval([layer.state for layer in cache])
+        mx.clear_cache()  # each block's scores differ in size (keys grow): cached buffers would pile up
     check_interrupt()
     last = (length - 1) // PREFILL_BLOCK * PREFILL_BLOCK  # the last block: 1 to PREFILL_BLOCK tokens
     return model(embeddings[:, last:], cache)
