@@ -11,7 +11,6 @@ generate.PREFILL_BLOCK (a huge value: the whole prompt in one pass, as before bl
 
 import argparse
 import os
-import resource
 import time
 
 import mlx.core as mx
@@ -41,11 +40,10 @@ def main() -> None:
     started = time.perf_counter()
     result = mq.transcribe(AUDIO / "short.wav", model, context=context, max_new_tokens=1)
     seconds = time.perf_counter() - started
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KB on Linux
     print(
         f"context {len(model.tokenizer.encode(context))} tokens, {len(model.model.layers)} layers, "
         f"block {getattr(generate, 'PREFILL_BLOCK', 'none (whole prompt)')}: weights {weights / 2**30:.2f} GiB, "
-        f"peak MLX {mx.get_peak_memory() / 2**30:.2f} GiB, peak RSS {peak_rss:.2f} GiB, {seconds:.1f} s, "
+        f"peak MLX {mx.get_peak_memory() / 2**30:.2f} GiB, {seconds:.1f} s, "
         f"tokens {result.token_ids}; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
 
