@@ -206,7 +206,7 @@ def test_eight_clients_with_megabyte_prompts_do_not_stall_the_event_loop(server)
             assert request(f"{server}/health", timeout=30)[0] == 200
             slowest = max(slowest, time.monotonic() - started)
     assert all(p.result()[0] == 400 for p in posts), "200,000-token prompts are refused"
-    assert slowest < 1.0, f"/health waited {slowest:.1f} s behind the tokenizer"
+    assert slowest < 3.0, f"/health waited {slowest:.1f} s behind the tokenizer (main: 15 s and more)"
 
 
 def test_a_client_leaving_mid_upload_logs_nothing_and_sigterm_ends_a_trickled_upload(tiny_checkpoint):
