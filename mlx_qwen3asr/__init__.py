@@ -12,6 +12,7 @@ vad = mq.load_vad()  # Silero VAD v6, real weights shipped: vad.speech_timestamp
 from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
+from .audio.vad import EnergyVad
 from .cluster import RayOptions
 from .files import transcribe_files
 from .funasr import FunAsrNano
@@ -24,7 +25,6 @@ from .qwen3asr.model import Qwen3ASR
 from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
 from .silero_vad import SileroVad, load_vad, vad_by_name
-from .audio.vad import EnergyVad
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch

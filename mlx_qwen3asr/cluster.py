@@ -37,9 +37,10 @@ from typing import Optional
 
 from . import blas
 from .cluster_worker import Transcriber
-from .files import Run
+from .files import Run, not_a_file
 from .options import DecodeOptions
 from .plan import FileJob, one_line
+from .ray_reaper import Reaper
 from .transcribe import MAX_BATCH_SIZE
 
 MAX_RESTARTS = 4  # per actor: Ray restarts a dead one this often (each restart loads the model again)
@@ -180,9 +181,12 @@ def run_on_ray(
     ray = import_ray()
     settings = ray_option if isinstance(ray_option, RayOptions) else RayOptions(address=ray_option)
     connected = connect(ray, settings.address)
+    reaper = Reaper.start() if connected else None  # a local cluster started here dies with this process
     actors: list = []
     try:
         actors = start_workers(ray, settings, name_of(model), dtype, aligner and name_of(aligner))
+        if reaper is not None:
+            reaper.watch()  # the processes Ray started for the workers
         run.started()
         size = max(1, min(batch_size or MAX_BATCH_SIZE, math.ceil(len(jobs) / (IN_FLIGHT * len(actors)))))
         Feed(ray, actors, jobs, run, options, batch_size).until_done(groups(jobs, size))
@@ -190,6 +194,8 @@ def run_on_ray(
         stop(ray, actors)
         if connected:
             ray.shutdown()
+        if reaper is not None:
+            reaper.close()
 
 
 class Feed:
@@ -255,6 +261,9 @@ class Feed:
 
 def read(job: FileJob, run: Run) -> Optional[bytes]:
     """The file's bytes to send, or None after recording why it cannot be read here."""
+    if (reason := not_a_file(job.source)) is not None:
+        run.finish(job, reason, 0.0)
+        return None
     try:
         return job.source.read_bytes()
     except OSError as e:

@@ -10,14 +10,18 @@
        time through transcribe_batch (the same text as one file alone), here or in Ray actors (cluster.py)
     -> each result rendered (formats.py) and written atomically (temp file, fsync, rename), so an output
        that exists is complete; a file that fails -> one line in out_dir/failures.jsonl, the run goes on
+       (a FIFO, device or socket fails unopened: reading a FIFO would wait for a writer forever; a
+       name that is not UTF-8 is recorded readably and exactly, as base64 of its bytes)
     -> Summary: done / skipped / failed, audio hours, wall time, audio-seconds per second
 
 Ctrl-C stops the run between writes (the summary says `interrupted`): what was written stays, and the
 same call again continues. Only this process writes the outputs, also on Ray (workers return texts).
 """
 
+import base64
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -105,6 +109,29 @@ def write_atomically(path: Path, text: str) -> None:
         partial.unlink(missing_ok=True)
 
 
+def not_a_file(path: PathLike) -> Optional[str]:
+    """Why `path` cannot be read as an audio file without opening it (a FIFO, a device, a socket), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None  # reading it says why
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+    return f"Cannot read {os.fsdecode(path)}: it is {kind}, not a regular file; it was skipped unopened"
+
+
+def failure_record(source: Path, error: str) -> str:
+    """One line of failures.jsonl. A name that is not UTF-8 (bytes from another system) is written
+    readably ("caf\\xe9.wav") and exactly, as base64 of its bytes in "file_base64"."""
+    raw = os.fsencode(source)
+    record = {"file": raw.decode("utf-8", "backslashreplace")}
+    if record["file"].encode() != raw:
+        record["file_base64"] = base64.b64encode(raw).decode()
+    record["error"] = error.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return json.dumps(record, ensure_ascii=False)
+
+
 def decode_files(
     paths: Sequence[PathLike],
     model: Recogniser,
@@ -120,6 +147,9 @@ def decode_files(
     batch_size = batch_size or default_batch_size(model)
     group: list[tuple[int, np.ndarray]] = []
     for i, path in enumerate(paths):
+        if (reason := not_a_file(path)) is not None:
+            yield i, reason, 0.0
+            continue
         try:
             group.append((i, load_audio(path)))
         except (ValueError, OSError) as e:
@@ -177,7 +207,7 @@ class Run:
         if isinstance(outcome, str):
             self.summary.failed += 1
             with open(self.failures_file, "a", encoding="utf-8") as log:
-                log.write(json.dumps({"file": str(job.source), "error": outcome}, ensure_ascii=False) + "\n")
+                log.write(failure_record(job.source, outcome) + "\n")
             report = FileOutcome(job.source, job.outputs, 0.0, error=outcome)
         else:
             for fmt, path in zip(self.formats, job.outputs):

@@ -1,6 +1,7 @@
 """Greedy decoding: prompt embeddings -> generated token ids. The only place the decoder is driven.
 
-    embeddings [1, L, hidden] -> prefill (logits of the last position only) -> argmax
+    embeddings [1, L, hidden] -> prefill in blocks of PREFILL_BLOCK tokens (logits of the last position only)
+                              -> argmax
     -> loop: embed token -> one decoder step on the KV cache -> argmax
     until a stop rule fires (StopRules: end-of-text, the token budget, a runaway repetition loop).
 
@@ -16,6 +17,7 @@ from typing import Literal, Optional
 
 import mlx.core as mx
 
+from .interrupt import check_interrupt
 from .model.cache import KVCache, batch_cache
 from .model.two_streams import evaluated_on_two_streams, two_streams
 from .recogniser import Recogniser
@@ -26,6 +28,12 @@ from .recogniser import Recogniser
 MAX_LOOP_PERIOD = 32
 MIN_LOOP_REPEATS = 4
 MIN_LOOP_TOKENS = 32
+
+# A prompt is run through the decoder this many tokens at a time, each block attending to the cache
+# the blocks before it filled: attention holds scores [heads, block, keys], not [heads, L, L]. At the
+# 10,000-token context limit the 0.6B model's scores (16 heads, float32) take 6.4 GB whole, 0.33 GB per
+# block. A prompt of one block (every prompt without a long context) runs exactly as before.
+PREFILL_BLOCK = 512
 
 # Why decoding ended: end-of-text, the token budget, or a repetition loop (cut down to one copy).
 FinishReason = Literal["stop", "length", "repetition"]
@@ -141,13 +149,14 @@ def decode_steps(
     with two_streams():  # on the CPU: every forward pass below in halves on two streams (two_streams.py)
         firsts = []
         for b in rows:
-            firsts.append(mx.argmax(model(embeddings[b], caches[b])[:, -1], axis=-1))
+            firsts.append(mx.argmax(prefill_blocks(model, embeddings[b], caches[b])[:, -1], axis=-1))
             mx.async_eval(firsts[-1])
         # one row: the compiled step on its own cache (model/step.py); several: one batch cache
         cache = caches[rows[0]] if len(rows) == 1 else batch_cache([caches[b] for b in rows], consume=True)
         step = model.decode_step() if len(rows) == 1 else model
         y = mx.concatenate(firsts) if len(firsts) > 1 else firsts[0]
         while True:
+            check_interrupt()
             wants_more = any(len(rules[b].result.token_ids) + 1 < rules[b].budget for b in rows)
             if wants_more:  # schedule the next step before reading this one's tokens on the host
                 next_y = mx.argmax(step(model.model.embed_tokens(y)[:, None], cache)[:, -1], axis=-1)
@@ -170,8 +179,22 @@ def prefill(model: Recogniser, embeddings: mx.array, cache: list[KVCache]) -> li
     """Run embeddings [1, L, hidden] through the decoder onto `cache`, choosing nothing: a prompt's
     head computed once, whose keys and values many decodes then start from (prefix_cache.py).
     Returns each layer's (keys, values), evaluated."""
-    model(embeddings, cache)
+    prefill_blocks(model, embeddings, cache)
     return [layer.state for layer in cache]
+
+
+def prefill_blocks(model: Recogniser, embeddings: mx.array, cache: list[KVCache]) -> mx.array:
+    """model(embeddings, cache): the logits [1, 1, vocab] of the last position, the prompt run in blocks
+    of PREFILL_BLOCK tokens, each evaluated before the next (so memory is bounded by one block)."""
+    length = embeddings.shape[1]
+    for start in range(0, length - PREFILL_BLOCK, PREFILL_BLOCK):
+        check_interrupt()
+        model.model(embeddings[:, start : start + PREFILL_BLOCK], cache, last_only=True)
+        mx.eval([layer.state for layer in cache])
+        mx.clear_cache()  # each block's scores differ in size (keys grow): cached buffers would pile up
+    check_interrupt()
+    last = (length - 1) // PREFILL_BLOCK * PREFILL_BLOCK  # the last block: 1 to PREFILL_BLOCK tokens
+    return model(embeddings[:, last:], cache)
 
 
 def generate(model: Recogniser, embeddings: mx.array, max_new_tokens: int, eos_token_ids: Sequence[int]) -> Decoding:

@@ -154,3 +154,15 @@ def test_quick_prefix_cache_benchmark_prints_a_row_per_context_with_identical_to
         assert row[-1].strip() == "yes", f"tokens differ with the prefix cache: {row}"
         assert all(float(cell.split()[0]) > 0 for cell in row[1:5]), f"timings must be positive: {row}"
     assert "3 chunks" in done.stdout and "load average" in done.stdout, done.stdout
+
+
+def test_long_prompt_benchmark_prints_the_peak_memory_with_and_without_prefill_blocks(tiny_checkpoint):
+    lines = [
+        bench("long_prompt", "--model", str(tiny_checkpoint), "--tokens", "1500", *block).stdout
+        for block in ([], ["--block", "100000"])
+    ]
+    peaks = [float(line.split("peak MLX ")[1].split()[0]) for line in lines]
+    assert "block 512" in lines[0] and "block 100000" in lines[1], lines
+    tokens = [line.split("tokens ")[1].split(";")[0] for line in lines]
+    assert tokens[0] == tokens[1], f"blocks changed the tokens: {lines}"
+    assert 0 < peaks[0] < peaks[1], f"blocks should lower the peak: {peaks}"

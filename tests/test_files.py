@@ -1,6 +1,7 @@
 """transcribe_files in one process, and the CLI's -o runs on it: inputs mirrored to outputs, each text
 the one `transcribe` gives the file alone, failures recorded, reruns resumed, Ctrl-C clean."""
 
+import base64
 import json
 import os
 import signal
@@ -229,3 +230,23 @@ def test_a_terminal_shows_a_progress_bar_over_files(tmp_path, archive, tiny_chec
     run, screen = stderr_on_a_terminal([*command, "--max-new-tokens", 2])
     assert run.returncode == 1, "the corrupt file"
     assert b"6/6 files" in screen and b"5 done, 0 skipped, 1 failed" in screen, screen[-500:]
+
+
+def test_a_non_utf8_name_and_a_fifo_fail_alone_recorded_exactly_and_the_run_finishes(
+    tmp_path, archive, tiny_checkpoint
+):
+    folder, names = archive
+    odd = os.fsencode(folder) + b"/caf\xe9.wav"  # a Latin-1 name, from another system
+    with open(odd, "wb") as f:
+        f.write(CORRUPT)
+    os.mkfifo(folder / "pipe.wav")  # nobody ever writes to it: opening it would wait forever
+    command = [sys.executable, "-m", "mlx_qwen3asr", str(folder), "-o", str(tmp_path / "out"), "--model",
+               str(tiny_checkpoint), "--max-new-tokens", str(TOKENS)]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, timeout=120)
+    assert run.returncode == 1, run.stderr.decode(errors="replace")
+    failures = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").read_text().splitlines()]
+    by_name = {os.path.basename(f["file"]): f for f in failures}
+    assert set(by_name) == {"broken.wav", "caf\\xe9.wav", "pipe.wav"}, failures
+    assert base64.b64decode(by_name["caf\\xe9.wav"]["file_base64"]) == odd, "the name is recorded exactly"
+    assert "FIFO" in by_name["pipe.wav"]["error"], by_name["pipe.wav"]
+    assert all((tmp_path / "out" / name.replace(".wav", ".txt")).exists() for name in names), "the rest is done"

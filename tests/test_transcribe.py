@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.result import Segment
 from mlx_qwen3asr.audio.split import split_audio
+from mlx_qwen3asr.result import Segment
 from mlx_qwen3asr.transcribe import join_texts, merge_languages
 
 RATE = 16000

@@ -2,7 +2,10 @@
 
     path, RIFF/WAVE header -> walk the chunks to fmt + data -> frames [n, channels]
                               (uint8 / int16 / 24-bit / int32 / float32 / float64)
-    path, anything else    -> ffmpeg -f f32le -ac 1 -ar 16000                    [n] float32
+    path, a playlist       -> ValueError (a playlist names other files; it is not audio)
+    path, anything else    -> ffmpeg, this file only (ffmpeg.py) -f f32le -ac 1 -ar 16000  [n] float32
+    max_seconds: a longer file is refused from its header (WAV) or after that much (ffmpeg), before
+    any resampling: a 1 KB WAV whose header says 1 Hz would otherwise become 1,000 s at 16 kHz
     np.ndarray             -> taken to be at 16 kHz already: [n], [n, ch] or [ch, n] (samples.py)
     (np.ndarray, rate)     -> the same, at `rate`
       -> integers / their full scale, mean over channels      [n] float32, NaN/inf rejected
@@ -16,16 +19,19 @@ reader. This module is a leaf: stdlib, numpy and soxr only.
 from __future__ import annotations
 
 import os
-import shutil
 import struct
-import subprocess
 import warnings
 from typing import NamedTuple, Optional, Union
 
 import numpy as np
 import soxr
 
+from .ffmpeg import decode_with_ffmpeg, playlist_kind
 from .samples import SAMPLE_RATE, as_frames, check_sample_rate, scale_to_unit_peak, to_mono
+
+# Below this a file's header is taken to be corrupt or hostile: no speech codec goes under 8 kHz, and
+# a 1 Hz header turns each byte into a second of audio.
+MIN_FILE_SAMPLE_RATE = 4000
 
 AudioInput = Union[str, os.PathLike, np.ndarray, tuple[np.ndarray, int]]
 
@@ -53,12 +59,16 @@ class _WavFormat(NamedTuple):
     sample_width: int  # bytes per sample of one channel
 
 
-def load_audio(path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+def load_audio(
+    path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE, max_seconds: Optional[float] = None
+) -> np.ndarray:
     """Decode an audio file to a float32 mono waveform at `sample_rate`.
 
     PCM (8/16/24/32-bit) and float (32/64-bit) WAV are parsed here; every other format, WAV
-    codecs such as mu-law or ADPCM included, is decoded by ffmpeg when it is on PATH. A truncated
-    WAV is decoded as far as its data goes, with a warning.
+    codecs such as mu-law or ADPCM included, is decoded by ffmpeg when it is on PATH (that file
+    only: playlists and other formats that name files are refused). A truncated WAV is decoded as
+    far as its data goes, with a warning. A file longer than `max_seconds` (None: no limit), or a
+    WAV header below MIN_FILE_SAMPLE_RATE, raises ValueError before the samples are resampled.
     """
     check_sample_rate(sample_rate, "sample_rate")
     path = os.fspath(path)
@@ -68,12 +78,25 @@ def load_audio(path: Union[str, os.PathLike], sample_rate: int = SAMPLE_RATE) ->
         header = f.read(12)
     if not header:
         raise ValueError(f"Cannot read {path}: the file is empty (0 bytes)")
+    if (kind := playlist_kind(header)) is not None:
+        raise ValueError(f"Cannot read {path}: it is a playlist ({kind}), not audio; pass the audio file itself")
     is_wav = header[:4] in (b"RIFF", b"RF64") and header[8:12] == b"WAVE"
     decoded = _read_wav(path) if is_wav else None
     if decoded is None:
-        return _decode_with_ffmpeg(path, sample_rate)
+        wave = decode_with_ffmpeg(path, sample_rate, max_seconds)
+        _check_duration(len(wave) / sample_rate, max_seconds, path)
+        return to_mono(wave, sample_rate, path)
     frames, file_rate = decoded
+    _check_duration(len(frames) / file_rate, max_seconds, path)
     return resample(to_mono(frames, file_rate, path), file_rate, sample_rate)
+
+
+def _check_duration(seconds: float, max_seconds: Optional[float], path: str) -> None:
+    if max_seconds is not None and seconds > max_seconds:
+        raise ValueError(
+            f"Cannot read {path}: it is longer than the limit of {max_seconds:g} s of audio; "
+            "split it, or raise the limit (the server's --max-audio-seconds)"
+        )
 
 
 def resample(audio: np.ndarray, orig_sr: int, target_sr: int = SAMPLE_RATE) -> np.ndarray:
@@ -93,10 +116,10 @@ def resample(audio: np.ndarray, orig_sr: int, target_sr: int = SAMPLE_RATE) -> n
     return np.pad(resampled, (0, length - len(resampled)))
 
 
-def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE, max_seconds: Optional[float] = None) -> np.ndarray:
     """Any supported input -> contiguous float32 mono waveform at `sample_rate`.
 
-    - a path (str or os.PathLike): read with `load_audio`;
+    - a path (str or os.PathLike): read with `load_audio` (refused beyond `max_seconds`);
     - an np.ndarray: taken to be at `sample_rate` already;
     - an (np.ndarray, rate) tuple: resampled from `rate`.
 
@@ -109,7 +132,7 @@ def prepare_audio(audio: AudioInput, sample_rate: int = SAMPLE_RATE) -> np.ndarr
     """
     check_sample_rate(sample_rate, "sample_rate")
     if isinstance(audio, (str, os.PathLike)):
-        wave = load_audio(audio, sample_rate)
+        wave = load_audio(audio, sample_rate, max_seconds)
     elif isinstance(audio, np.ndarray):
         wave = to_mono(as_frames(audio), sample_rate, "audio array")
     elif isinstance(audio, tuple) and len(audio) == 2 and isinstance(audio[0], np.ndarray):
@@ -187,6 +210,11 @@ def _parse_fmt(body: bytes, path: str) -> _WavFormat:
             f"Cannot read {path}: its WAV fmt chunk says {channels} channels, "
             f"{rate} Hz, {bits} bits; the header is corrupt"
         )
+    if rate < MIN_FILE_SAMPLE_RATE:
+        raise ValueError(
+            f"Cannot read {path}: its WAV header says {rate} Hz, below the {MIN_FILE_SAMPLE_RATE} Hz "
+            "any speech recording has; the header is corrupt (re-encode the audio)"
+        )
     # Samples narrower than their container (12-bit in 2 bytes) are left-aligned, so the
     # container's full scale is the right divisor.
     return _WavFormat(tag, channels, rate, (bits + 7) // 8)
@@ -201,36 +229,3 @@ def _samples_from_bytes(payload: memoryview, dtype: str) -> np.ndarray:
     padded = np.zeros((len(triples), 4), np.uint8)
     padded[:, 1:] = triples
     return padded.view("<i4").reshape(-1)
-
-
-def _decode_with_ffmpeg(path: str, sample_rate: int) -> np.ndarray:
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise ValueError(
-            f"Cannot read {path}: only WAV is read natively; install ffmpeg "
-            "(brew install ffmpeg / apt install ffmpeg) for other formats"
-        )
-    # "file:" keeps ffmpeg from taking the text before a colon in a path ("take:1.mp3") as a protocol.
-    command = [
-        ffmpeg,
-        "-nostdin",
-        "-v",
-        "error",
-        "-i",
-        "file:" + path,
-        "-f",
-        "f32le",
-        "-ac",
-        "1",
-        "-ar",
-        str(sample_rate),
-        "-",
-    ]
-    result = subprocess.run(command, capture_output=True, check=False)
-    if result.returncode != 0:
-        stderr = result.stderr.decode(errors="replace").strip()
-        raise ValueError(
-            f"Cannot read {path}: it is not a WAV file this module parses, and ffmpeg "
-            f"failed to decode it (exit {result.returncode}): {stderr}"
-        )
-    return to_mono(np.frombuffer(result.stdout, "<f4"), sample_rate, path)

@@ -18,11 +18,14 @@ Every threshold is named once, here; the numbers are those the dictation app was
 """
 
 from collections import deque
-from typing import Optional, Protocol
+from typing import TYPE_CHECKING, Optional, Protocol
 
 import numpy as np
 
 from .samples import SAMPLE_RATE
+
+if TYPE_CHECKING:  # the live segmenter's side of the judge (a type only: audio/ stays a leaf)
+    from ..streaming.segmenter import FrameJudge
 
 FRAME = 320  # 20 ms
 ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window: speech starts

@@ -7,7 +7,9 @@
              a gap -> session.gap(its seconds): the open utterance is committed, a "gap" event says so
           -> its Events, each as Event.to_json() (the app's `--events jsonl` lines, docs/live.md)
     {"type": "finish"} -> after the backlog, worker.call(session.finish()) -> its events, session.done
-    disconnect -> the in-flight step is cancelled (skipped if not started), the session dropped
+    {"type": "session.update", "prompt": ...} before the first audio: a prompt too long for a URL
+    disconnect -> the in-flight step is cancelled (skipped if not started, stopped at its next token if
+                  running), the session dropped
 
 The same audio gives the same commits (text, start, end) as the library and the app: LiveSession's
 decisions depend on sample counts only, never on how the audio was blocked; it resamples the client's
@@ -16,8 +18,7 @@ worker round-robin, and audio that arrives during a step is fed in the next one 
 """
 
 import asyncio
-import base64
-import binascii
+import dataclasses
 import json
 import math
 import time
@@ -25,11 +26,12 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 import numpy as np
+from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.options import hotword_list
 from mlx_qwen3asr.audio.samples import MAX_CHANNELS
+from mlx_qwen3asr.options import hotword_list
 from mlx_qwen3asr.streaming import Event, LiveSession, WindowSession
 from mlx_qwen3asr.streaming.segmenter import (
     MAX_UTTERANCE_SECONDS,
@@ -39,17 +41,16 @@ from mlx_qwen3asr.streaming.segmenter import (
 )
 
 from .errors import APIError
+from .handshake import POLICY, PROTOCOL, origin_refused
 from .languages import resolve_language
+from .limits import capped_tokens
 from .live_frames import ENCODINGS, FrameReader
-from .routes import checked_prompt
+from .routes import checked_options
 from .worker import ModelWorker
 
 ENGINES = ("live", "window")
 MAX_BACKLOG_SECONDS = 30.0  # a client this far ahead of decoding is told so and disconnected
-BUSY, POLICY, INTERNAL_ERROR = 1013, 1008, 1011  # WebSocket close codes
-# Browsers cannot set headers on a WebSocket: they offer the key as a subprotocol instead (as OpenAI's
-# realtime API does), "bearer." + the key in base64url without padding, beside PROTOCOL.
-PROTOCOL, BEARER_PROTOCOL = "mlx-qwen3asr", "bearer."
+BUSY, INTERNAL_ERROR = 1013, 1011  # WebSocket close codes (POLICY, 1008: handshake.py)
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,10 @@ class LiveOptions:
     channels: int = 1  # interleaved in each frame
     numbered: bool = False  # each frame opens with the index of its first sample (live_frames.py)
 
-    def decode_options(self, server_cap: Optional[int]) -> mq.DecodeOptions:
-        caps = [n for n in (self.max_new_tokens, server_cap) if n is not None]
-        return mq.DecodeOptions(self.language, self.prompt, min(caps) if caps else None, self.hotwords)
+    def decode_options(self, server_cap: Optional[int], chunk_seconds: float) -> mq.DecodeOptions:
+        """What the session decodes with; `chunk_seconds`: the served model's longest chunk (limits.py)."""
+        tokens = capped_tokens(self.max_new_tokens, server_cap, chunk_seconds)
+        return mq.DecodeOptions(self.language, self.prompt, tokens, self.hotwords)
 
 
 def _number(query, name: str, default: float, minimum: float, integer: bool = False, maximum=math.inf) -> float:
@@ -97,9 +99,9 @@ def _audio_format(query, engine: str) -> tuple[int, int, bool]:
     return rate, channels, numbered == "true"
 
 
-def live_options(query, state) -> LiveOptions:
-    """The session's options from the query string, checked against what the served model's prompt can
-    take; a bad one is an APIError naming it."""
+def live_options(query) -> LiveOptions:
+    """The session's options from the query string; a bad one is an APIError naming it. The prompt is
+    checked against the model by check_prompt, off the event loop."""
     encoding = query.get("encoding", "pcm16")
     if encoding not in ENCODINGS:
         raise APIError(400, f"Unsupported encoding {encoding!r}: use pcm16 or float32", param="encoding")
@@ -117,21 +119,14 @@ def live_options(query, state) -> LiveOptions:
         hotword_list(query.get("hotwords", "")),
         *_audio_format(query, engine),
     )
-    state.checked(options.prompt, options.language)
-    checked_prompt(state, options.decode_options(None))  # its length in tokens
     return options
 
 
-def bearer_from_protocols(header: str) -> Optional[str]:
-    """The API key a browser offered as a `bearer.<base64url>` subprotocol, or None."""
-    for protocol in (p.strip() for p in header.split(",")):
-        if protocol.startswith(BEARER_PROTOCOL):
-            encoded = protocol[len(BEARER_PROTOCOL) :]
-            try:
-                return base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
-            except (binascii.Error, UnicodeDecodeError):
-                return None
-    return None
+async def check_prompt(state, options: LiveOptions) -> None:
+    """APIError 400 when the served model's prompt cannot take this language and prompt (its length in
+    tokens): tokenizing a long prompt takes a while, so it runs on a thread."""
+    asked = mq.DecodeOptions(options.language, options.prompt, hotwords=options.hotwords)
+    await run_in_threadpool(checked_options, state, asked)
 
 
 def error_event(error: APIError) -> dict:
@@ -140,7 +135,7 @@ def error_event(error: APIError) -> dict:
 
 def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes, vad=None):
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
-    decode = options.decode_options(server_cap)
+    decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
         return WindowSession(model, decode, prefix_cache=prefixes or False, sample_rate=options.sample_rate)
     return LiveSession(
@@ -150,8 +145,12 @@ def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optiona
 
 
 class LiveConnection:
-    def __init__(self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None):
+    def __init__(
+        self, websocket: WebSocket, worker: ModelWorker, options: LiveOptions, max_new_tokens=None, state=None
+    ):
         self.ws, self.worker, self.options, self.server_cap = websocket, worker, options, max_new_tokens
+        self.state = state  # for checking a prompt sent in a session.update message
+        self.audio_seen = False
         self.backlog: list[Union[np.ndarray, float]] = []  # samples [n, channels], or a gap's seconds
         self.frames = FrameReader(options.encoding, options.channels, options.sample_rate, options.numbered)
         self.arrived = 0.0  # time.monotonic() when the backlog's last frame came
@@ -167,8 +166,7 @@ class LiveConnection:
              "encoding": o.encoding, "language": o.language, "engine": o.engine, "pause": o.pause,
              "max_utterance": o.max_utterance}
         )  # fmt: skip
-        create = self._on_worker(lambda m: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad))
-        pump, receiver = asyncio.ensure_future(self._pump(create)), asyncio.ensure_future(self._receive())
+        pump, receiver = asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._receive())
         try:
             await asyncio.wait({pump, receiver}, return_when=asyncio.FIRST_COMPLETED)
             if pump.done() and pump.exception() is not None:  # a failed model step: say so, end the session
@@ -191,12 +189,15 @@ class LiveConnection:
                 if message.get("bytes") is not None:
                     problem = self._add_audio(message["bytes"])
                 else:
-                    problem = self._command(message.get("text") or "")
+                    problem = await self._command(message.get("text") or "")
                 if problem is not None:
                     await self.ws.send_json(error_event(problem))
                 self.wake.set()
         except WebSocketDisconnect:
             return
+        except APIError as e:  # a prompt the model cannot take, sent in session.update: as in the query
+            await self.ws.send_json(error_event(e))
+            await self.ws.close(POLICY)
 
     def _add_audio(self, data: bytes) -> Optional[APIError]:
         """Queue a frame's samples, after the gap its number proves; a malformed frame is dropped and
@@ -206,26 +207,45 @@ class LiveConnection:
         except APIError as e:
             return e
         self.backlog += [samples] if gap is None else [gap, samples]
-        self.arrived = time.monotonic()
+        self.arrived, self.audio_seen = time.monotonic(), True
         return None
 
-    def _command(self, text: str) -> Optional[APIError]:
+    async def _command(self, text: str) -> Optional[APIError]:
         try:
             message = json.loads(text)
         except json.JSONDecodeError:
             message = None
-        if isinstance(message, dict) and message.get("type") == "finish":
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "finish":
             self.finish_requested = True
             return None
+        if kind == "session.update":
+            return await self._update(message)
         return APIError(
             400, f'Unknown message {text[:80]!r}: send binary audio frames or {{"type": "finish"}}', param="type"
         )
 
-    async def _pump(self, create) -> None:
-        self.session = await create
+    async def _update(self, message: dict) -> Optional[APIError]:
+        """A prompt too long for the URL, sent before the first audio; a prompt the model cannot take
+        raises APIError (the session ends, as for the query)."""
+        prompt = message.get("prompt")
+        if self.audio_seen or self.finish_requested:
+            return APIError(400, "session.update must come before the first audio frame; it was ignored", param="type")
+        if not isinstance(prompt, str):
+            return APIError(400, f"session.update needs a text `prompt`, got {prompt!r}", param="prompt")
+        options = dataclasses.replace(self.options, prompt=prompt)
+        await check_prompt(self.state, options)
+        self.options = options
+        await self.ws.send_json({"type": "session.updated", "prompt_characters": len(prompt)})
+        return None
+
+    async def _pump(self) -> None:
         while True:
             await self.wake.wait()
             self.wake.clear()
+            if self.session is None and (self.backlog or self.finish_requested):  # made once the prompt is known
+                make = lambda m, o=self.options: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad)  # noqa: E731
+                self.session = await self._on_worker(make)
             if self.backlog:
                 waiting, arrived = self.backlog, self.arrived
                 self.backlog = []
@@ -282,10 +302,13 @@ class LiveConnection:
 
 async def live_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state.server
+    if await origin_refused(websocket, state.allowed_origins):
+        return
     offered = [p.strip() for p in websocket.headers.get("sec-websocket-protocol", "").split(",")]
     await websocket.accept(subprotocol=PROTOCOL if PROTOCOL in offered else None)
     try:
-        options = live_options(websocket.query_params, state)
+        options = live_options(websocket.query_params)
+        await check_prompt(state, options)
     except APIError as e:
         await websocket.send_json(error_event(e))
         await websocket.close(POLICY)
@@ -297,6 +320,6 @@ async def live_endpoint(websocket: WebSocket) -> None:
         return
     state.live_sessions += 1
     try:
-        await LiveConnection(websocket, state.worker, options, state.max_new_tokens).run()
+        await LiveConnection(websocket, state.worker, options, state.max_new_tokens, state).run()
     finally:
         state.live_sessions -= 1

@@ -7,9 +7,10 @@ stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE
 """
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from starlette.concurrency import run_in_threadpool
@@ -21,6 +22,7 @@ from mlx_qwen3asr.transcribe import join_texts
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
+from .limits import DEFAULT_MAX_AUDIO_SECONDS, TOKENIZING_AT_ONCE
 from .responses import render, sse, text_delta, text_done
 from .transcription import FileJob
 from .uploads import decode_audio, read_request
@@ -34,11 +36,15 @@ class ServerState:
     has_aligner: bool = False
     started: float = 0.0  # time.time() when the model was ready
     max_new_tokens: Optional[int] = None  # cap per decoded chunk, files and live (random test models)
+    max_audio_seconds: Optional[float] = DEFAULT_MAX_AUDIO_SECONDS  # longer uploads: 400
+    allowed_origins: tuple[str, ...] = ()  # WebSocket origins beyond the server's own (--allow-origin)
     max_live_sessions: int = 8
     live_sessions: int = 0  # open WebSocket sessions (changed on the event loop only)
     # (context, language) -> raises ValueError for what the model's prompt cannot take (serve.py: its
     # prompt_ids; Fun-ASR-Nano refuses languages other than zh/en/ja); host-side only, before the queue
     check_prompt: Callable[[str, Optional[str]], object] = lambda context, language: None
+    # prompts tokenized at once (threads): each 1 MB prompt holds ~150 MB of encoding while it runs
+    tokenizing: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(TOKENIZING_AT_ONCE))
 
     def checked(self, context: str, language: Optional[str]) -> None:
         """400 naming the cause when the model cannot be asked this."""
@@ -51,12 +57,10 @@ class ServerState:
 async def transcriptions(request: Request) -> Response:
     state: ServerState = request.app.state.server
     fields = await read_request(request, state.has_aligner)
-    wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename)
+    wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename, state.max_audio_seconds)
     duration = len(wave) / mq.SAMPLE_RATE
-    options = checked_prompt(
-        state, mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
-    )
-    state.checked(options.context, options.language)
+    options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
+    await run_in_threadpool(checked_options, state, options)  # tokenizing a long prompt takes a while
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
         job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
@@ -72,6 +76,14 @@ async def transcriptions(request: Request) -> Response:
     finally:
         watch.close()
     return render(result, fields.response_format, duration, fields.words)
+
+
+def checked_options(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
+    """`options` when the model can be asked them, else APIError 400 (blocking: tokenizes the prompt)."""
+    with state.tokenizing:
+        checked_prompt(state, options)
+        state.checked(options.context, options.language)
+    return options
 
 
 def checked_prompt(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:

@@ -3,7 +3,7 @@
 argv -> options (refuses a non-local --host without --api-key)
 -> ModelWorker thread: mq.load + one short transcription and live session (warm-up); with --aligner, mq.load of
    the forced aligner + one short alignment -> ready
--> uvicorn serves build_app(...) until Ctrl-C / SIGTERM -> the worker stops
+-> uvicorn serves build_app(...) until Ctrl-C / SIGTERM (open requests get SHUTDOWN_GRACE_SECONDS) -> the worker stops
 """
 
 import argparse
@@ -24,6 +24,7 @@ from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
 from mlx_qwen3asr.silero_vad import VAD_CHOICES
 
+from .limits import CLIENT_TIMEOUT_SECONDS, DEFAULT_MAX_AUDIO_SECONDS, SHUTDOWN_GRACE_SECONDS
 from .transcription import ServedModels
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -55,6 +56,25 @@ def build_parser() -> argparse.ArgumentParser:
     add("--max-upload-mb", type=float, default=25.0, help="larger uploads get 413 (default 25, as OpenAI)")
     add("--max-new-tokens", type=int, default=None, help="token cap per decoded chunk (default: by duration)")
     add(
+        "--max-audio-seconds",
+        type=float,
+        default=DEFAULT_MAX_AUDIO_SECONDS,
+        help=f"longer uploads get 400, noticed before resampling (default {DEFAULT_MAX_AUDIO_SECONDS:g}: ~0.46 GB of samples)",
+    )
+    add(
+        "--client-timeout",
+        type=float,
+        default=CLIENT_TIMEOUT_SECONDS,
+        help=f"seconds a request head or an upload may send nothing before it is dropped (default {CLIENT_TIMEOUT_SECONDS:g})",
+    )
+    add(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web page origin (https://app.example) that may open live WebSockets besides the server's own; '*': any",
+    )
+    add(
         "--prefix-cache-mb",
         type=float,
         default=DEFAULT_MAX_BYTES / 2**20,
@@ -85,6 +105,8 @@ def check_options(args: argparse.Namespace) -> Optional[str]:
         return "--max-new-tokens must be at least 1"
     if args.prefix_cache_mb < 0:
         return "--prefix-cache-mb must be 0 or more"
+    if not args.max_audio_seconds > 0 or not args.client_timeout > 0:
+        return "--max-audio-seconds and --client-timeout must be above 0"
     return None
 
 
@@ -127,6 +149,7 @@ def main(argv=None) -> int:
         import uvicorn
 
         from .app import build_app
+        from .protocols import WebSocketProtocol, timed_http_protocol
         from .routes import ServerState
         from .worker import ModelWorker
     except ImportError as e:
@@ -158,12 +181,16 @@ def main(argv=None) -> int:
         has_aligner=args.aligner is not None,
         started=time.time(),
         max_new_tokens=args.max_new_tokens,
+        max_audio_seconds=args.max_audio_seconds,
+        allowed_origins=tuple(origin.rstrip("/") for origin in args.allow_origin),
         max_live_sessions=args.max_live_sessions,
         check_prompt=lambda context, language: worker.models.asr.prompt_ids(0, context, language),
     )
-    app = build_app(state, api_key=args.api_key, max_upload_bytes=int(args.max_upload_mb * 1e6))
+    app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        http = timed_http_protocol(args.client_timeout)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http, ws=WebSocketProtocol,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
     finally:
         worker.stop()
     return 0

@@ -3,13 +3,15 @@
     multipart form (file, model, language, prompt, response_format, stream, temperature,
                     timestamp_granularities[]) -> TranscriptionRequest   (APIError 400 naming the field)
     uploaded bytes -> temp file (the library reads WAV itself, anything else with ffmpeg)
-                   -> mq.prepare_audio -> float32 [n]        (empty / unreadable / NaN -> APIError 400)
+                   -> mq.prepare_audio(max_seconds=--max-audio-seconds) -> float32 [n]
+                      (empty / unreadable / too long / NaN -> APIError 400; ffmpeg reads that file only)
 
 Clients send bytes, never paths: a text value in `file` is refused. Unknown fields (OpenAI has many
 that only apply to its own models) are ignored; `model` is accepted whatever it names, as one model
 is served.
 """
 
+import logging
 import os
 import re
 import tempfile
@@ -21,6 +23,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.audio.ffmpeg import UndecodableAudio
 from mlx_qwen3asr.options import hotword_list
 
 from .errors import APIError
@@ -79,8 +82,9 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
     )
 
 
-def decode_audio(data: bytes, filename: str) -> np.ndarray:
-    """Uploaded bytes -> 16 kHz mono float32 (blocking: ffmpeg may run; call it off the event loop)."""
+def decode_audio(data: bytes, filename: str, max_seconds: Optional[float] = None) -> np.ndarray:
+    """Uploaded bytes -> 16 kHz mono float32 (blocking: ffmpeg may run; call it off the event loop).
+    What ffmpeg logged stays on the server: its lines hold heap addresses and internal names."""
     if not data:
         raise APIError(400, f"The uploaded file {filename!r} is empty (0 bytes)", param="file")
     match = _SAFE_SUFFIX.search(filename)
@@ -89,7 +93,11 @@ def decode_audio(data: bytes, filename: str) -> np.ndarray:
         with open(path, "wb") as f:
             f.write(data)
         try:
-            wave = mq.prepare_audio(path)
+            wave = mq.prepare_audio(path, max_seconds=max_seconds)
+        except UndecodableAudio as e:
+            logging.getLogger("mlx_qwen3asr.server").info("%r: %s", filename, str(e).replace(path, "upload"))
+            message = f"The uploaded file {filename!r} is not audio the server can decode: send WAV, mp3, m4a, ogg, flac or webm"
+            raise APIError(400, message, param="file", code="invalid_audio") from e
         except (ValueError, TypeError) as e:
             message = str(e).replace(path, repr(filename))
             raise APIError(400, message, param="file", code="invalid_audio") from e

@@ -10,7 +10,8 @@ every model call (file batches, live steps, loading, warm-up) runs here.
 
 Alternating keeps both kinds moving: a stream of live steps cannot starve files, and a live step
 waits for at most one wave of file chunks, not for a whole batch of long files. A client that goes
-away cancels its futures; cancelled jobs are skipped, never decoded.
+away cancels its futures; cancelled jobs are skipped, never decoded, and a live step already running
+stops at its next token (interrupt.py), so a client that leaves frees the worker at once.
 """
 
 import collections
@@ -25,6 +26,7 @@ from typing import Optional, TypeVar
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.interrupt import Interrupted, interruptible
 
 from .transcription import FileJob, ServedModels, transcribe_many
 
@@ -39,6 +41,16 @@ class Busy(Exception):
     def __init__(self, retry_after: int):
         super().__init__(f"the server has too many requests waiting; retry in {retry_after} s")
         self.retry_after = retry_after
+
+
+class StepFuture(Future):
+    """A live step's future: cancelling it while it runs marks it abandoned (the step then stops)."""
+
+    abandoned = False
+
+    def cancel(self) -> bool:
+        self.abandoned = True
+        return super().cancel()
 
 
 class ModelWorker:
@@ -99,7 +111,7 @@ class ModelWorker:
 
     def call(self, step: Callable[[ServedModels], T]) -> "Future[T]":
         """Run step(models) on the worker thread before the next file batch or wave (live sessions)."""
-        future: Future = Future()
+        future = StepFuture()
         with self._wake:
             self._live.append((step, future))
             self._wake.notify()
@@ -155,8 +167,12 @@ class ModelWorker:
             self._count("dropped_live_steps")
             return
         try:
-            future.set_result(step(self.models))
+            with interruptible(lambda: future.abandoned):
+                future.set_result(step(self.models))
             self._count("live_steps")
+        except Interrupted as e:  # its client left while it ran
+            self._count("dropped_live_steps")
+            future.set_exception(e)
         except Exception as e:  # noqa: BLE001 - not swallowed: the session awaiting it gets it
             log.exception("live step failed")
             future.set_exception(e)

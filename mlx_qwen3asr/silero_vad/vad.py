@@ -20,8 +20,8 @@ from ..audio.vad import EnergyVad
 from .endpoint import SpeechFrames
 from .fast import FastModel
 from .model import SAMPLE_RATE, Model
-from .stream import VadStream, WindowModel, probabilities_of
 from .speech import speech_ranges
+from .stream import VadStream, WindowModel, probabilities_of
 from .timestamps import SpeechRule, speech_samples, to_seconds
 
 WEIGHTS = Path(__file__).with_name("weights.safetensors")

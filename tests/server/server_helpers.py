@@ -107,7 +107,16 @@ def wait_until_healthy(base: str, process=None, timeout: float = 60.0) -> None:
 @contextmanager
 def server_process(model: Path, *args: str, port: int = None):
     """`python -m mlx_qwen3asr.server` on `port` (default a free one); yields its base URL (http://127.0.0.1:PORT)."""
+    with server_child(model, *args, port=port) as (base, _):
+        yield base
+
+
+@contextmanager
+def server_child(model: Path, *args: str, port: int = None, max_new_tokens: int = MAX_NEW_TOKENS):
+    """server_process, yielding (base URL, the Popen: its stderr is a pipe); max_new_tokens=None
+    leaves --max-new-tokens out (the server's own budget, as a user runs it)."""
     port = port or free_port()
+    cap = [] if max_new_tokens is None else ["--max-new-tokens", str(max_new_tokens)]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     command = [
         sys.executable,
@@ -119,8 +128,7 @@ def server_process(model: Path, *args: str, port: int = None):
         str(port),
         "--dtype",
         "float32",
-        "--max-new-tokens",
-        str(MAX_NEW_TOKENS),
+        *cap,
         "--log-level",
         "warning",
         *args,
@@ -129,7 +137,7 @@ def server_process(model: Path, *args: str, port: int = None):
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_healthy(base, process)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -151,3 +159,34 @@ def server_in_thread(app):
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+# A multipart upload's head that announces 100,000 bytes of body; FILE_PART then opens its file part.
+UPLOAD_HEAD = (
+    b"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; "
+    b"boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n"
+)
+FILE_PART = b'Content-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n'
+
+
+@contextmanager
+def trickling_upload(port: int, every: float = 0.5):
+    """An upload to the server on `port` that sends one byte of its file every `every` seconds while
+    the block runs: a slow client the server must not wait for forever."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(UPLOAD_HEAD + FILE_PART)
+    stop = threading.Event()
+
+    def send() -> None:
+        while not stop.wait(every):
+            try:
+                sock.send(b"x")
+            except OSError:  # the server closed it
+                return
+
+    threading.Thread(target=send, daemon=True).start()
+    try:
+        yield
+    finally:
+        stop.set()
+        sock.close()
