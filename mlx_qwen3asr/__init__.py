@@ -6,6 +6,8 @@ print(mq.transcribe("speech.wav", model).text)
 summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats=["txt", "json"])  # resumable
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
+diarizer = mq.load("path/to/speaker-diarization-community-1")  # pyannote's release folder, no torch
+turns = mq.diarize("meeting.wav", diarizer).turns  # [Turn(start, end, speaker), ...]
 """
 
 from .align.aligner import align, align_segments
@@ -17,6 +19,7 @@ from .funasr import FunAsrNano
 from .load import load
 from .model import ModelArgs, Qwen3ASR
 from .options import DecodeOptions
+from .pyannote import Diarization, Diarizer, Turn, diarize
 from .result import Segment, Transcription, Word
 from .streaming import LiveSession, StreamingTranscriber, Update
 from .tokenizer import SUPPORTED_LANGUAGES, Tokenizer
@@ -28,6 +31,8 @@ __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
+    "Diarization",
+    "Diarizer",
     "RayOptions",
     "ForcedAligner",
     "FunAsrNano",
@@ -38,11 +43,13 @@ __all__ = [
     "Segment",
     "StreamingTranscriber",
     "Tokenizer",
+    "Turn",
     "Transcription",
     "Update",
     "Word",
     "align",
     "align_segments",
+    "diarize",
     "load",
     "load_audio",
     "log_mel_spectrogram",

@@ -33,6 +33,7 @@ from .memory import ensure_memory
 from .model import two_stream_layers
 from .model.config import ModelArgs
 from .model.model import Qwen3ASR
+from .pyannote import DIARIZER_FILES, Diarizer, is_diarizer_folder
 from .tokenizer import Tokenizer
 
 DEFAULT_MODEL = "Qwen/Qwen3-ASR-0.6B"  # what the CLI, the converter and the app load unless told
@@ -95,7 +96,7 @@ def _download(repo_id: str) -> Path:
     from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
     try:
-        return Path(snapshot_download(repo_id, allow_patterns=list(DOWNLOAD_PATTERNS)))
+        return Path(snapshot_download(repo_id, allow_patterns=[*DOWNLOAD_PATTERNS, *DIARIZER_FILES]))
     except RepositoryNotFoundError as e:
         raise FileNotFoundError(
             f"'{repo_id}' is neither a local folder nor a model on the Hugging Face hub. "
@@ -318,7 +319,8 @@ def build_model(config: dict, weights: dict[str, mx.array], dtype: mx.Dtype) -> 
 def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] = None) -> Qwen3ASR:
     """Load a Qwen3-ASR model: official or "-hf" checkpoint, converted MLX folder, or hub repo id.
     A Qwen3-ForcedAligner checkpoint (Qwen/Qwen3-ForcedAligner-0.6B) gives a `ForcedAligner` for `align`;
-    a Fun-ASR-Nano "-hf" checkpoint (FunAudioLLM/Fun-ASR-Nano-2512-hf) a `FunAsrNano`, used the same way.
+    a Fun-ASR-Nano "-hf" checkpoint (FunAudioLLM/Fun-ASR-Nano-2512-hf) a `FunAsrNano`, used the same way;
+    pyannote/speaker-diarization-community-1 (its config.yaml names the pipeline) a `Diarizer` for `diarize`.
 
     `dtype`: "float16", "bfloat16" or "float32" (default: float16 on a GPU, float32 on the CPU).
     The returned model carries its `tokenizer` and the `path` it was loaded from.
@@ -328,6 +330,8 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
+    if is_diarizer_folder(folder):
+        return Diarizer.from_folder(folder)  # pyannote/speaker-diarization-community-1 (always float32)
     keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
     tied = model_args(config).text.tie_word_embeddings
