@@ -35,7 +35,9 @@ from .memory import memory_size
 from .model.model import Qwen3ASR, encode_audios
 from .options import DecodeOptions, options_per_input
 from .prefix_cache import PrefixCache, prefix_cache_for
+from .pyannote import Diarizer, diarize
 from .result import Segment, Transcription
+from .speakers import with_speakers
 from .tokenizer import is_space_delimited
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
@@ -138,6 +140,7 @@ def transcribe(
     on_progress: Optional[Callable[[float], None]] = None,
     aligner: Optional[ForcedAligner] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
+    diarizer: Optional[Diarizer] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -154,6 +157,8 @@ def transcribe(
     `prefix_cache`: the prompt's head (system turn with the context) computed once for all chunks
     (True), never (False: every chunk prefills its whole prompt; the same tokens), or kept across
     calls in a `PrefixCache(model)` (live sessions and the server pass theirs).
+    `diarizer`: pyannote's speaker diarization (`mq.load`); every segment (and word, with an aligner) then
+    gets `.speaker`, segments split where it changes (speakers.py).
     """
     return transcribe_batch(
         [audio],
@@ -168,6 +173,7 @@ def transcribe(
         on_progress=on_progress,
         aligner=aligner,
         prefix_cache=prefix_cache,
+        diarizer=diarizer,
     )[0]
 
 
@@ -186,6 +192,7 @@ def transcribe_batch(
     on_segment: Optional[Callable[[int, Segment], None]] = None,
     aligner: Optional[ForcedAligner] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
+    diarizer: Optional[Diarizer] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
@@ -194,7 +201,7 @@ def transcribe_batch(
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
-    the aligner runs once all are decoded). `aligner`, `prefix_cache`: as in `transcribe`, for
+    the aligner runs once all are decoded). `aligner`, `prefix_cache`, `diarizer`: as in `transcribe`, for
     every input (inputs with the same context share its prompt head).
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
@@ -228,7 +235,10 @@ def transcribe_batch(
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
     for wave, input_segments in zip(waves, segments if aligner is not None else []):
         align_segments(input_segments, wave, aligner)
-    return [Transcription(join_texts(s), merge_languages(s), s) for s in segments]
+    results = [Transcription(join_texts(s), merge_languages(s), s) for s in segments]
+    if diarizer is not None:
+        results = [with_speakers(result, diarize(wave, diarizer)) for result, wave in zip(results, waves)]
+    return results
 
 
 def default_batch_size(model: Qwen3ASR, chunk_seconds: float = CHUNK_SECONDS) -> int:
