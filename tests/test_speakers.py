@@ -2,6 +2,9 @@
 speaker marks of every output format (pure functions, table-driven); one run through transcribe."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +75,17 @@ def test_transcribe_with_a_diarizer_labels_every_segment(tiny_model, speech, tmp
     turns = mq.diarize(speech, diarizer).turns
     assert turns, "the random diarizer hears someone"
     assert [s.speaker for s in result.segments] == [speaker_of(s.start, s.end, turns) for s in result.segments]
+
+
+def test_cli_diarize_prefixes_subtitle_cues_with_the_speaker(tiny_checkpoint, tmp_path):
+    folder = write_random_diarizer(tmp_path / "community-1", seed=0)
+    clip = str(Path(__file__).parent / "fixtures" / "audio" / "short.wav")
+    command = [sys.executable, "-m", "mlx_qwen3asr", clip, "--model", str(tiny_checkpoint), "--max-new-tokens", "5"]
+    run = subprocess.run([*command, "-f", "srt", "--diarize", str(folder)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cues = [line for line in run.stdout.splitlines() if line and "-->" not in line and not line.isdigit()]
+    assert cues and all(line.startswith("[SPEAKER_") for line in cues), run.stdout
+    refused = subprocess.run(
+        [*command, "-o", str(tmp_path / "out"), "--diarize", str(folder)], capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and "--diarize labels the printed transcripts" in refused.stderr

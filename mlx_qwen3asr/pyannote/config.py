@@ -14,6 +14,7 @@ import yaml
 from .clustering import ClusteringParams
 
 PIPELINE_NAME = "pyannote.audio.pipelines.SpeakerDiarization"
+DEFAULT_DIARIZER = "pyannote/speaker-diarization-community-1"  # gated: accept its terms on the hub first
 CONFIG_FILE = "config.yaml"
 DIARIZER_FILES = (CONFIG_FILE, "segmentation/pytorch_model.bin", "embedding/pytorch_model.bin", "plda/*.npz")
 
