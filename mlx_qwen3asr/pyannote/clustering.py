@@ -14,27 +14,18 @@ Fewer than 2 kept pairs: one cluster.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
+from .config import ClusteringParams
 from .kmeans import kmeans_labels
 from .vbx import Plda, l2_normalise, vbx
 
 MIN_ACTIVE_RATIO = 0.2
 KEEP_PRIOR = 1e-7
-
-
-@dataclass(frozen=True)
-class ClusteringParams:
-    """config.yaml's params.clustering."""
-
-    threshold: float = 0.6
-    Fa: float = 0.07
-    Fb: float = 0.8
 
 
 def kept_pairs(embeddings: np.ndarray, segmentation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,8 +68,8 @@ def cluster(
     chunks, speakers, dim = embeddings.shape
     chunk_idx, speaker_idx = kept_pairs(embeddings, segmentation)
     train = embeddings[chunk_idx, speaker_idx].astype(np.float64)
-    if len(train) < 2:
-        return np.zeros((chunks, speakers), np.int8), np.mean(train, axis=0, keepdims=True)
+    if len(train) < 2:  # one cluster (pyannote's centroid is then the mean of the 0 or 1 kept embeddings)
+        return np.zeros((chunks, speakers), np.int8), train[:1] if len(train) else np.zeros((1, dim))
     centroids = _centroids(train, plda, params)
     constrained = True
     k = _bounded(len(centroids), num, low, high)

@@ -11,12 +11,19 @@ from pathlib import Path
 
 import yaml
 
-from .clustering import ClusteringParams
-
 PIPELINE_NAME = "pyannote.audio.pipelines.SpeakerDiarization"
 DEFAULT_DIARIZER = "pyannote/speaker-diarization-community-1"  # gated: accept its terms on the hub first
 CONFIG_FILE = "config.yaml"
 DIARIZER_FILES = (CONFIG_FILE, "segmentation/pytorch_model.bin", "embedding/pytorch_model.bin", "plda/*.npz")
+
+
+@dataclass(frozen=True)
+class ClusteringParams:
+    """config.yaml's params.clustering (VBxClustering's defaults)."""
+
+    threshold: float = 0.6
+    Fa: float = 0.07
+    Fb: float = 0.8
 
 
 @dataclass(frozen=True)

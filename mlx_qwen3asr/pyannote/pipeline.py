@@ -14,7 +14,7 @@ audio [n] 16 kHz
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 import mlx.core as mx
 import numpy as np
@@ -22,12 +22,13 @@ import numpy as np
 from ..audio import AudioInput, prepare_audio
 from . import frames
 from .checkpoint import state_dict
-from .clustering import ClusteringParams, cluster, speaker_bounds
-from .config import read_pipeline_config
+from .config import ClusteringParams, read_pipeline_config
 from .embedding import ResNet34, crop_features, embedding_weights
 from .segmentation import PyanNet, segmentation_weights
 from .turns import Diarization, named_turns
-from .vbx import Plda
+
+if TYPE_CHECKING:
+    from .vbx import Plda
 
 SEGMENTATION_BATCH, EMBEDDING_BATCH = 32, 8  # windows per model call (results do not depend on them)
 # pyannote's min_num_samples: the shortest input the embedding model accepts (400 samples, found by
@@ -41,7 +42,7 @@ class Diarizer:
 
     segmenter: PyanNet
     embedder: ResNet34
-    plda: Plda
+    plda: "Plda"
     clustering: ClusteringParams
     exclude_overlap: bool = True
     path: Optional[Path] = None
@@ -54,6 +55,8 @@ class Diarizer:
         segmenter.load_weights(list(segmentation_weights(state_dict(config.segmentation)).items()))
         embedder.load_weights(list(embedding_weights(state_dict(config.embedding)).items()))
         mx.eval(segmenter.parameters(), embedder.parameters())
+        from .vbx import Plda  # scipy, imported when a diarizer is loaded: `import mlx_qwen3asr` stays lean
+
         plda = Plda.from_folder(config.plda)
         return cls(segmenter, embedder, plda, config.clustering, config.exclude_overlap, folder)
 
@@ -101,6 +104,8 @@ def diarize(
     max_speakers: Optional[int] = None,
 ) -> Diarization:
     """Who spoke when: turns labelled SPEAKER_00, SPEAKER_01... as pyannote.audio numbers them."""
+    from .clustering import speaker_bounds
+
     bounds = speaker_bounds(num_speakers, min_speakers, max_speakers)
     wave = prepare_audio(audio)
     segmentation = diarizer.segmentation(wave)
@@ -113,13 +118,15 @@ def diarize(
 def speaker_turns(
     segmentation: np.ndarray,
     embeddings: np.ndarray,
-    plda: Plda,
+    plda: "Plda",
     params: ClusteringParams,
     num: Optional[int] = None,
     low: int = 1,
     high: float = math.inf,
 ) -> Diarization:
     """The numpy half of the pipeline: local activity [C, 589, 3] + embeddings [C, 3, 256] -> turns."""
+    from .clustering import cluster  # scipy
+
     count = frames.speaker_count(segmentation)
     if count.max() == 0:
         return Diarization([])

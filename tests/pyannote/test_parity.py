@@ -66,10 +66,9 @@ def test_clustering_of_pyannotes_own_stages_gives_its_turns(name, setting, diari
     assert turns_ms(ours) == golden_turns(name, setting)
 
 
-@pytest.mark.parametrize("setting", SETTINGS)
-def test_diarize_end_to_end(setting, diarizer):
-    d = mq.diarize(audio("noise"), diarizer, **SETTINGS[setting])
-    assert turns_ms(d) == golden_turns("noise", setting)
+def test_diarize_end_to_end(diarizer):
+    d = mq.diarize(audio("noise"), diarizer, num_speakers=2)
+    assert turns_ms(d) == golden_turns("noise", "two")
 
 
 @SLOW
