@@ -12,6 +12,7 @@ audio [n] 16 kHz
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
@@ -132,6 +133,11 @@ def speaker_turns(
         return Diarization([])
     clusters, _ = cluster(embeddings, segmentation, plda, params, num, low, high)
     clusters = np.asarray(clusters).copy()
+    found = int(clusters.max()) + 1
+    if not low <= found <= high:  # too few kept embeddings to make `low` clusters, as pyannote warns
+        warnings.warn(
+            f"found {found} speaker(s), outside [{low}, {high}]: the audio may be too short for that many", stacklevel=2
+        )
     clusters[segmentation.sum(axis=1) == 0] = -2  # speakers silent in their window
     capped = np.minimum(count, high).astype(np.int64)
     return named_turns(frames.turns(frames.reconstruct(segmentation, clusters, capped)))

@@ -76,3 +76,9 @@ def test_diarize_end_to_end(diarizer):
 def test_diarize_end_to_end_on_speech(name, diarizer):
     for setting, kwargs in SETTINGS.items():
         assert turns_ms(mq.diarize(audio(name), diarizer, **kwargs)) == golden_turns(name, setting), setting
+
+
+def test_too_few_speakers_for_the_bounds_warns_as_pyannote_does(diarizer):
+    g = golden("noise")  # no embedding is kept: one cluster, though two were asked for
+    with pytest.warns(UserWarning, match=r"found 1 speaker\(s\), outside \[2, 2\]"):
+        speaker_turns(g["segmentation"], g["embeddings"], diarizer.plda, diarizer.clustering, *speaker_bounds(2))
