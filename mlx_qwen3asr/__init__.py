@@ -7,6 +7,8 @@ summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
 vad = mq.load_vad()  # Silero VAD v6, real weights shipped: vad.speech_timestamps("speech.wav")
+diarizer = mq.load("path/to/speaker-diarization-community-1")  # pyannote's release folder, no torch
+turns = mq.diarize("meeting.wav", diarizer).turns  # [Turn(start, end, speaker), ...]
 """
 
 from .align.aligner import align, align_segments
@@ -19,6 +21,7 @@ from .funasr import FunAsrNano
 from .languages import Languages
 from .load import load
 from .options import DecodeOptions
+from .pyannote import Diarization, Diarizer, Turn, diarize
 from .qwen3asr.config import ModelArgs
 from .qwen3asr.languages import SUPPORTED_LANGUAGES
 from .qwen3asr.model import Qwen3ASR
@@ -35,6 +38,8 @@ __all__ = [
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
+    "Diarization",
+    "Diarizer",
     "RayOptions",
     "ForcedAligner",
     "FunAsrNano",
@@ -49,11 +54,13 @@ __all__ = [
     "EnergyVad",
     "StreamingTranscriber",
     "Tokenizer",
+    "Turn",
     "Transcription",
     "Update",
     "Word",
     "align",
     "align_segments",
+    "diarize",
     "load",
     "load_audio",
     "load_vad",

@@ -9,6 +9,7 @@ Without -o all files are decoded together: their 30 s chunks share batches of --
 default_batch_size, 16 rows unless their KV caches would take over a quarter of memory). On long
 work a progress bar (audio done / total, ETA; with -o files done / total) goes to stderr on a terminal.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
+`--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker").
 """
 
 import argparse
@@ -31,9 +32,11 @@ from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
 from .plan import InputError
 from .progress import progress_bar
+from .pyannote import DEFAULT_DIARIZER, diarize
 from .recogniser import Recogniser
 from .result import Transcription
 from .silero_vad import VAD_CHOICES, vad_by_name
+from .speakers import with_speakers
 from .transcribe import default_batch_size
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
@@ -81,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--aligner",
         default=None,
         help="time each word with this aligner model (folder or hub id), e.g. Qwen/Qwen3-ForcedAligner-0.6B",
+    )
+    parser.add_argument(
+        "--diarize",
+        nargs="?",
+        const=DEFAULT_DIARIZER,
+        default=None,
+        metavar="MODEL",
+        help=f"label speakers with pyannote's diarizer (folder or hub id; default {DEFAULT_DIARIZER}). With "
+        "--aligner every word gets the speaker it overlaps most and segments split where it changes; without, "
+        "each segment takes the speaker it overlaps most. Put it after the files or give MODEL",
     )
     parser.add_argument(
         "--timestamps",
@@ -155,6 +168,7 @@ def main(argv=None) -> int:
         aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
         if aligner is not None:
             require_task(aligner, "align", f"--aligner {args.aligner}")
+        diarizer = load(args.diarize) if args.diarize else None
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
@@ -175,6 +189,8 @@ def main(argv=None) -> int:
             print(f"error: {file}: {e}", file=sys.stderr)
     batch_size = args.batch_size or default_batch_size(model)
     results = decode_files(loaded, model, batch_size, options, aligner, vad_by_name(args.vad))
+    if diarizer is not None:
+        results = [r and with_speakers(r, diarize(wave, diarizer)) for (_, wave), r in zip(loaded, results)]
     for (file, _), result in zip(loaded, results):
         if result is not None:
             write_result(file, render(result, args.format[0], args.timestamps), several=len(args.files) > 1)
@@ -280,6 +296,8 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError(f"--vad {args.vad} is not available with --ray yet: leave out one of them")
     if args.batch_size is not None and args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.diarize and args.output_dir:
+        raise ValueError("--diarize labels the printed transcripts; with -o DIR it is not supported yet")
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
     return DecodeOptions.from_files(

@@ -22,6 +22,7 @@ FAMILIES = {
     "qwen3_asr": "mlx_qwen3asr.qwen3asr.model",  # Qwen/Qwen3-ASR-0.6B, -1.7B (official and "-hf" layouts)
     "qwen3_forced_aligner": "mlx_qwen3asr.align.model",  # Qwen/Qwen3-ForcedAligner-0.6B
     "fun_asr_nano": "mlx_qwen3asr.funasr.model",  # FunAudioLLM/Fun-ASR-Nano-2512-hf
+    "pyannote_speaker_diarization": "mlx_qwen3asr.pyannote.family",  # pyannote/speaker-diarization-community-1
 }
 DEFAULT_KIND = "qwen3_asr"  # a config.json without model_type (early Qwen3-ASR conversions)
 TASKS = {"transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)", "align": "a forced aligner"}
@@ -36,16 +37,34 @@ def model_type(config: dict[str, Any]) -> str:
     return inner if top == DEFAULT_KIND and inner in FAMILIES else top
 
 
-# file in a model folder -> what it says the folder's kind is (a registry key)
-FOLDER_READERS = (("config.json", lambda path: model_type(read_json(path))),)
+def _diarizer_kind(config_yaml: Path) -> Optional[str]:
+    return importlib.import_module(FAMILIES["pyannote_speaker_diarization"]).folder_kind(config_yaml)
+
+
+# file in a model folder -> what it says the folder's kind is (a registry key, or None: not this reader's)
+FOLDER_READERS = (("config.json", lambda path: model_type(read_json(path))), ("config.yaml", _diarizer_kind))
 
 
 def folder_kind(folder: Path) -> Optional[str]:
-    """The registry key a folder's files name, or None when none of FOLDER_READERS' files is there."""
+    """The registry key a folder's files name, or None when none of FOLDER_READERS' files names one."""
     for name, read in FOLDER_READERS:
-        if (folder / name).is_file():
-            return read(folder / name)
+        if (folder / name).is_file() and (kind := read(folder / name)) is not None:
+            return kind
     return None
+
+
+def self_loading(folder: Path) -> Optional[ModuleType]:
+    """The family module of a folder whose family loads it itself (`load_folder(folder)`: a release that
+    is not config.json + safetensors, such as pyannote's diarizer), or None for the common road."""
+    kind = folder_kind(folder)
+    module = importlib.import_module(FAMILIES[kind]) if kind in FAMILIES else None
+    return module if hasattr(module, "load_folder") else None
+
+
+def download_patterns() -> tuple[str, ...]:
+    """What a hub download fetches beyond the common files (layout.DOWNLOAD_PATTERNS): each family's own."""
+    modules = map(importlib.import_module, FAMILIES.values())
+    return tuple(p for module in modules for p in getattr(module, "DOWNLOAD_PATTERNS", ()))
 
 
 def family_module(config: dict[str, Any]) -> ModuleType:

@@ -8,11 +8,14 @@ A segment with words (transcribe(..., aligner=)) is cut into word-timed cues ins
 added to a cue until it would pass MAX_CUE_CHARS or MAX_CUE_SECONDS, and a pause of PAUSE_SECONDS
 or more between two words always starts a new cue. `timestamps="word"` gives every word its own cue;
 words of zero length (start == end) are kept, with a cue of zero length. JSON lists the words.
+With speakers (transcribe(..., diarizer=)): SRT cues start with "[SPEAKER_00] ", WebVTT cues with a voice
+tag "<v SPEAKER_00>", JSON segments and words carry "speaker"; segments are already split at speaker changes.
 Non-empty outputs end with a newline. Imports only the result types and the spacing rules (stdlib + tokenizers).
 """
 
 import json
 from collections.abc import Callable
+from typing import Optional
 
 from .align.units import is_cjk
 from .languages import is_space_delimited
@@ -67,11 +70,11 @@ def group_words(words: list[Word], language: str) -> list[list[Word]]:
     return groups
 
 
-def _cues(result: Transcription, separator: str, timestamps: str = "segment") -> list[tuple[str, str]]:
-    """(timing line, text) for each cue: a segment with text, or a group of its words."""
+def _cues(result: Transcription, separator: str, timestamps: str = "segment") -> list[tuple[str, str, Optional[str]]]:
+    """(timing line, text, speaker) for each cue: a segment with text, or a group of its words."""
     if timestamps not in TIMESTAMPS:
         raise ValueError(f"timestamps must be one of {', '.join(TIMESTAMPS)}, got {timestamps!r}")
-    spans: list[tuple[float, float, str]] = []
+    spans: list[tuple[float, float, str, Optional[str]]] = []
     for segment in result.segments:
         text = _cue_text(segment)
         if not text:
@@ -79,19 +82,24 @@ def _cues(result: Transcription, separator: str, timestamps: str = "segment") ->
         if segment.words is None and timestamps == "word":
             raise ValueError("word timestamps need aligned words: transcribe with an aligner (--aligner)")
         if not segment.words:  # not aligned, or no alignable word: the segment's own cue
-            spans.append((segment.start, segment.end, text))
+            spans.append((segment.start, segment.end, text, segment.speaker))
             continue
         groups = [[w] for w in segment.words] if timestamps == "word" else group_words(segment.words, segment.language)
-        spans += [(group[0].start, group[-1].end, join_words(group, segment.language)) for group in groups]
-    return [(f"{_timestamp(start, separator)} --> {_timestamp(end, separator)}", text) for start, end, text in spans]
+        spans += [(g[0].start, g[-1].end, join_words(g, segment.language), segment.speaker) for g in groups]
+    return [(f"{_timestamp(start, separator)} --> {_timestamp(end, separator)}", text, speaker)
+            for start, end, text, speaker in spans]  # fmt: skip
 
 
 def format_txt(result: Transcription) -> str:
     return result.text.strip() + "\n"
 
 
+def _speaker_json(item) -> dict:
+    return {} if item.speaker is None else {"speaker": item.speaker}
+
+
 def _word_json(word: Word) -> dict:
-    return {"text": word.text, "start": round(word.start, 3), "end": round(word.end, 3)}
+    return {"text": word.text, "start": round(word.start, 3), "end": round(word.end, 3), **_speaker_json(word)}
 
 
 def format_json(result: Transcription) -> str:
@@ -105,6 +113,7 @@ def format_json(result: Transcription) -> str:
             "hit_token_budget": segment.hit_token_budget,
             "repetition_trimmed": segment.repetition_trimmed,
             "context_echo": segment.context_echo,
+            **_speaker_json(segment),
             **({} if segment.words is None else {"words": [_word_json(w) for w in segment.words]}),
         }
         for segment in result.segments
@@ -115,12 +124,17 @@ def format_json(result: Transcription) -> str:
 
 def format_srt(result: Transcription, timestamps: str = "segment") -> str:
     cues = _cues(result, ",", timestamps)
-    return "\n".join(f"{n}\n{timing}\n{text}\n" for n, (timing, text) in enumerate(cues, start=1))
+    return "\n".join(
+        f"{n}\n{timing}\n{'' if speaker is None else f'[{speaker}] '}{text}\n"
+        for n, (timing, text, speaker) in enumerate(cues, start=1)
+    )
 
 
 def format_vtt(result: Transcription, timestamps: str = "segment") -> str:
     cues = _cues(result, ".", timestamps)
-    return "WEBVTT\n" + "".join(f"\n{timing}\n{text}\n" for timing, text in cues)
+    return "WEBVTT\n" + "".join(
+        f"\n{timing}\n{'' if speaker is None else f'<v {speaker}>'}{text}\n" for timing, text, speaker in cues
+    )
 
 
 FORMATS: dict[str, Callable[..., str]] = {

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 from typing import Union
 
+from .families import download_patterns
 from .layout import DOWNLOAD_PATTERNS
 
 
@@ -23,7 +24,7 @@ def _download(repo_id: str) -> Path:
     from huggingface_hub.errors import LocalEntryNotFoundError, RepositoryNotFoundError
 
     try:
-        return Path(snapshot_download(repo_id, allow_patterns=list(DOWNLOAD_PATTERNS)))
+        return Path(snapshot_download(repo_id, allow_patterns=[*DOWNLOAD_PATTERNS, *download_patterns()]))
     except RepositoryNotFoundError as e:
         raise FileNotFoundError(
             f"'{repo_id}' is neither a local folder nor a model on the Hugging Face hub. "

@@ -16,7 +16,7 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from .allocator import keep_cpu_buffers
-from .families import family_module, original_release
+from .families import family_module, original_release, self_loading
 from .hub import resolve_model_path
 from .jsonfile import read_json
 from .memory import ensure_memory
@@ -163,7 +163,8 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     """Load a model folder (official or "-hf" checkpoint, converted MLX folder) or hub repo id: the class
     its config.json names (families.py). Qwen3-ASR gives a `Qwen3ASR`; Fun-ASR-Nano's "-hf" checkpoint
     (FunAudioLLM/Fun-ASR-Nano-2512-hf) a `FunAsrNano`, used the same way; a Qwen3-ForcedAligner checkpoint
-    (Qwen/Qwen3-ForcedAligner-0.6B) a `ForcedAligner` for `align`.
+    (Qwen/Qwen3-ForcedAligner-0.6B) a `ForcedAligner` for `align`; pyannote/speaker-diarization-community-1
+    (its config.yaml names the pipeline) a `Diarizer` for `diarize`.
 
     `dtype`: "float16", "bfloat16" or "float32" (default: float16 on a GPU, float32 on the CPU).
     The returned model carries its `tokenizer` and the `path` it was loaded from.
@@ -173,6 +174,8 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got '{dtype}'")
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
+    if (family := self_loading(folder)) is not None:
+        return family.load_folder(folder)  # a release of its own layout (pyannote's diarizer, float32)
     keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
     tied = model_args(config).text.tie_word_embeddings

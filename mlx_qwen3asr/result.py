@@ -15,6 +15,7 @@ class Word:
     text: str
     start: float
     end: float
+    speaker: Optional[str] = None  # with transcribe(..., diarizer=): SPEAKER_00, ...
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Segment(FinishFlags):
     # the decoded text only repeated the context over audio without speech, so text is "" (echo.py);
     # token_ids keep what was decoded
     context_echo: bool = False
+    speaker: Optional[str] = None  # with transcribe(..., diarizer=): segments are split where it changes
 
 
 @dataclass

@@ -35,9 +35,11 @@ from .generate import StopRules, decode_batch
 from .memory import memory_size
 from .options import DecodeOptions, options_per_input
 from .prefix_cache import PrefixCache, prefix_cache_for
+from .pyannote import Diarizer, diarize
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
 from .script import join_text
+from .speakers import with_speakers
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
@@ -146,6 +148,7 @@ def transcribe(
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
     vad: Optional[VoiceDetector] = None,
+    diarizer: Optional[Diarizer] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -167,6 +170,8 @@ def transcribe(
     `vad`: a Silero VAD (`mq.load_vad()`): only the stretches it hears speech in are decoded, cut in
     the pauses between them; noise, hum, music and silence never reach the recogniser. Without it,
     the whole audio is decoded, cut at its quietest points (chunks without an energy onset skipped).
+    `diarizer`: pyannote's speaker diarization (`mq.load`); every segment (and word, with an aligner) then
+    gets `.speaker`, segments split where it changes (speakers.py).
     """
     return transcribe_batch(
         [audio],
@@ -183,6 +188,7 @@ def transcribe(
         aligner=aligner,
         prefix_cache=prefix_cache,
         vad=vad,
+        diarizer=diarizer,
     )[0]
 
 
@@ -203,6 +209,7 @@ def transcribe_batch(
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
     vad: Optional[VoiceDetector] = None,
+    diarizer: Optional[Diarizer] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
@@ -212,7 +219,7 @@ def transcribe_batch(
     `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
     batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later:
-    the aligner runs once all are decoded). `aligner`, `prefix_cache`, `vad`: as in `transcribe`, for
+    the aligner runs once all are decoded). `aligner`, `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for
     every input (inputs with the same context share its prompt head).
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
@@ -243,7 +250,10 @@ def transcribe_batch(
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
     for wave, input_segments in zip(waves, segments if aligner is not None else []):
         align_segments(input_segments, wave, aligner)
-    return [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
+    results = [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
+    if diarizer is not None:
+        results = [with_speakers(result, diarize(wave, diarizer)) for result, wave in zip(results, waves)]
+    return results
 
 
 def checked_sizes(model: Recogniser, chunk_seconds: Optional[float], batch_size: Optional[int]) -> tuple[float, int]:

@@ -1,0 +1,13 @@
+"""The diarizer family: pyannote's speaker-diarization-community-1 in MLX and numpy, without torch.
+
+import mlx_qwen3asr as mq
+diarizer = mq.load("path/to/speaker-diarization-community-1")
+for turn in mq.diarize("meeting.wav", diarizer).turns:
+    print(turn.start, turn.end, turn.speaker)
+"""
+
+from .config import DEFAULT_DIARIZER, DIARIZER_FILES, is_diarizer_folder
+from .pipeline import Diarizer, diarize
+from .turns import Diarization, Turn
+
+__all__ = ["DEFAULT_DIARIZER", "DIARIZER_FILES", "Diarization", "Diarizer", "Turn", "diarize", "is_diarizer_folder"]
