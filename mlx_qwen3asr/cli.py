@@ -32,7 +32,7 @@ from .load import DEFAULT_MODEL, DTYPES, load, slow_quantized_note
 from .options import DecodeOptions
 from .plan import InputError
 from .progress import progress_bar
-from .pyannote import DEFAULT_DIARIZER, diarize
+from .pyannote import DEFAULT_DIARIZER
 from .recogniser import Recogniser
 from .result import Transcription
 from .silero_vad import VAD_CHOICES, vad_by_name
@@ -169,6 +169,8 @@ def main(argv=None) -> int:
         if aligner is not None:
             require_task(aligner, "align", f"--aligner {args.aligner}")
         diarizer = load(args.diarize) if args.diarize else None
+        if diarizer is not None:
+            require_task(diarizer, "diarize", f"--diarize {args.diarize}")
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
@@ -190,7 +192,7 @@ def main(argv=None) -> int:
     batch_size = args.batch_size or default_batch_size(model)
     results = decode_files(loaded, model, batch_size, options, aligner, vad_by_name(args.vad))
     if diarizer is not None:
-        results = [r and with_speakers(r, diarize(wave, diarizer)) for (_, wave), r in zip(loaded, results)]
+        results = [r and with_speakers(r, diarizer.diarize(wave)) for (_, wave), r in zip(loaded, results)]
     for (file, _), result in zip(loaded, results):
         if result is not None:
             write_result(file, render(result, args.format[0], args.timestamps), several=len(args.files) > 1)

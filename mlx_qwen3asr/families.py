@@ -25,7 +25,11 @@ FAMILIES = {
     "pyannote_speaker_diarization": "mlx_qwen3asr.pyannote.family",  # pyannote/speaker-diarization-community-1
 }
 DEFAULT_KIND = "qwen3_asr"  # a config.json without model_type (early Qwen3-ASR conversions)
-TASKS = {"transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)", "align": "a forced aligner"}
+TASKS = {
+    "transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)",
+    "align": "a forced aligner",
+    "diarize": "a speaker diarizer (pyannote/speaker-diarization-community-1)",
+}
 
 
 def model_type(config: dict[str, Any]) -> str:

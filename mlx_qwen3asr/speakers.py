@@ -10,11 +10,18 @@ Pure functions over the result types; nothing here runs a model.
 """
 
 from dataclasses import replace
-from typing import Optional
+from typing import Optional, Protocol
 
+from .audio.io import AudioInput
 from .formats import join_words
 from .pyannote.turns import Diarization, Turn
 from .result import Segment, Transcription, Word
+
+
+class SpeakerDiarizer(Protocol):
+    """What transcription asks a diarizer (pyannote/pipeline.py's Diarizer): who spoke when."""
+
+    def diarize(self, audio: AudioInput) -> Diarization: ...
 
 
 def speaker_of(start: float, end: float, turns: list[Turn]) -> Optional[str]:

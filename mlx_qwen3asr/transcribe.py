@@ -35,11 +35,10 @@ from .generate import StopRules, decode_batch
 from .memory import memory_size
 from .options import DecodeOptions, options_per_input
 from .prefix_cache import PrefixCache, prefix_cache_for
-from .pyannote import Diarizer, diarize
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
 from .script import join_text
-from .speakers import with_speakers
+from .speakers import SpeakerDiarizer, with_speakers
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
@@ -148,7 +147,7 @@ def transcribe(
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
     vad: Optional[VoiceDetector] = None,
-    diarizer: Optional[Diarizer] = None,
+    diarizer: Optional[SpeakerDiarizer] = None,
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
@@ -209,7 +208,7 @@ def transcribe_batch(
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
     vad: Optional[VoiceDetector] = None,
-    diarizer: Optional[Diarizer] = None,
+    diarizer: Optional[SpeakerDiarizer] = None,
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
@@ -252,7 +251,7 @@ def transcribe_batch(
         align_segments(input_segments, wave, aligner)
     results = [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
     if diarizer is not None:
-        results = [with_speakers(result, diarize(wave, diarizer)) for result, wave in zip(results, waves)]
+        results = [with_speakers(result, diarizer.diarize(wave)) for result, wave in zip(results, waves)]
     return results
 
 

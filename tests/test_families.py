@@ -2,16 +2,28 @@
 names a family."""
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.families import FAMILIES, family_module, folder_kind, model_type
+from mlx_qwen3asr.families import FAMILIES, family_module, folder_kind, model_type, self_loading
+from mlx_qwen3asr.testing.random_diarizer import write_random_diarizer
 
 PACKAGE = Path(mq.__file__).resolve().parent
-FAMILY_FOLDERS = ("qwen3asr", "funasr", "align", "testing", "model")  # families, test checkpoints, the decoder
-FAMILY_CLASSES = {"Qwen3ASR", "FunAsrNano", "ForcedAligner"}
+FAMILY_FOLDERS = (
+    "qwen3asr",
+    "funasr",
+    "align",
+    "pyannote",
+    "silero_vad",
+    "testing",
+    "model",
+)  # + test checkpoints, the decoder
+FAMILY_CLASSES = {"Qwen3ASR", "FunAsrNano", "ForcedAligner", "Diarizer", "SileroVad"}
+# the families whose release is a config.json with safetensors (the rest load their own layout: load_folder)
+CONFIG_KINDS = [kind for kind in FAMILIES if not hasattr(importlib.import_module(FAMILIES[kind]), "load_folder")]
 
 
 def test_config_json_names_the_family():
@@ -20,7 +32,11 @@ def test_config_json_names_the_family():
         "qwen3_forced_aligner"
     ), "the aligner's official layout names it inside thinker_config"
     assert model_type({}) == "qwen3_asr", "early conversions wrote no model_type"
-    assert {family_module({"model_type": kind}).Model.__name__ for kind in FAMILIES} == FAMILY_CLASSES
+    assert {family_module({"model_type": kind}).Model.__name__ for kind in CONFIG_KINDS} == {
+        "Qwen3ASR",
+        "FunAsrNano",
+        "ForcedAligner",
+    }
 
 
 def test_a_folder_is_read_by_its_files(tiny_checkpoint, tiny_aligner_dir, tmp_path):
@@ -29,13 +45,22 @@ def test_a_folder_is_read_by_its_files(tiny_checkpoint, tiny_aligner_dir, tmp_pa
     assert folder_kind(tmp_path) is None
 
 
+def test_the_diarizers_release_is_told_apart_by_its_config_yaml_and_loads_by_one_registry_line(tmp_path):
+    folder = write_random_diarizer(tmp_path / "community-1", seed=0)
+    assert folder_kind(folder) == "pyannote_speaker_diarization"
+    assert self_loading(folder) is not None and type(mq.load(folder)).__name__ == "Diarizer"
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "config.yaml").write_text("pipeline: {name: someone.else}\n")
+    assert folder_kind(tmp_path / "other") is None, "a config.yaml of another pipeline names no family"
+
+
 def test_an_unknown_model_type_is_one_line_naming_the_known_ones():
     with pytest.raises(ValueError, match=r"^config.json has model_type 'whisper': this package reads 'qwen3_asr'"):
         family_module({"model_type": "whisper"})
 
 
 def test_every_family_is_a_sibling_holding_the_decoder_not_a_subclass_of_another():
-    for kind in FAMILIES:
+    for kind in CONFIG_KINDS:
         model = family_module({"model_type": kind}).Model
         assert model.__mro__[1].__name__ == "Module", f"{model.__name__} subclasses {model.__mro__[1].__name__}"
 

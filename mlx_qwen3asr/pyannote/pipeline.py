@@ -47,6 +47,7 @@ class Diarizer:
     clustering: ClusteringParams
     exclude_overlap: bool = True
     path: Optional[Path] = None
+    task = "diarize"  # what it is for (families.require_task); a class attribute, not a field
 
     @classmethod
     def from_folder(cls, folder: Union[str, Path]) -> "Diarizer":
@@ -60,6 +61,10 @@ class Diarizer:
 
         plda = Plda.from_folder(config.plda)
         return cls(segmenter, embedder, plda, config.clustering, config.exclude_overlap, folder)
+
+    def diarize(self, audio: AudioInput, **speakers: Optional[int]) -> "Diarization":
+        """diarize(audio, self, **speakers): what the engine asks a diarizer (speakers.SpeakerDiarizer)."""
+        return diarize(audio, self, **speakers)
 
     def segmentation(self, audio: AudioInput) -> np.ndarray:
         """Hard local speaker activity [chunks, 589, 3] (0/1 float32), as pyannote's get_segmentations."""
