@@ -191,6 +191,16 @@ def transcribe(
     )[0]
 
 
+def check_before_work(model: Recogniser, per_input: Sequence[DecodeOptions], aligner: Optional[Module]) -> None:
+    """What would fail late fails first, in one line: the model's task, each prompt, the aligner."""
+    require_task(model, "transcribe", "model")
+    for each in set(per_input):
+        model.prompt_ids(0, each.context, each.language, each.hotwords)
+        each.check_context(model.tokenizer)
+    if aligner is not None:
+        check_aligner(aligner)
+
+
 def transcribe_batch(
     audios: Sequence[AudioInput],
     model: Recogniser,
@@ -223,13 +233,8 @@ def transcribe_batch(
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
-    require_task(model, "transcribe", "model")
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens, hotwords)
-    for each in set(per_input):  # a language or context this model's prompt cannot take: refused before any work
-        model.prompt_ids(0, each.context, each.language, each.hotwords)
-        each.check_context(model.tokenizer)  # the context's length in tokens
-    if aligner is not None:
-        check_aligner(aligner)  # before the decoding, not after it
+    check_before_work(model, per_input, aligner)
     chunk_seconds, batch_size = checked_sizes(model, chunk_seconds, batch_size)
     prefixes = prefix_cache_for(model, prefix_cache)
     waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]

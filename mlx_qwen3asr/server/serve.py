@@ -51,6 +51,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     add("--batch-size", type=int, default=4, help="file requests decoded together (1 = no batching)")
+    _limits(add)
+    add(
+        "--prefix-cache-mb",
+        type=float,
+        default=DEFAULT_MAX_BYTES / 2**20,
+        help="memory for prompt heads kept by context, least recently used dropped (default 1024; 0: none kept)",
+    )
+    add(
+        "--vad",
+        default="silero",
+        choices=VAD_CHOICES,
+        help="what ends a live utterance: silero (Silero VAD: noise and clicks never open one; default) or energy",
+    )
+    add(
+        "--vad-files",
+        action="store_true",
+        help="file requests too: decode only the stretches --vad silero hears speech in (noise and music skipped)",
+    )
+    add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    return parser
+
+
+def _limits(add) -> None:
+    """What one client may cost the server (limits.py; docs/server.md, "Security")."""
     add("--max-queue", type=int, default=64, help="requests waiting or decoding before new ones get 429")
     add("--max-live-sessions", type=int, default=8, help="WebSocket sessions at once")
     add("--max-upload-mb", type=float, default=25.0, help="larger uploads get 413 (default 25, as OpenAI)")
@@ -74,25 +98,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ORIGIN",
         help="a web page origin (https://app.example) that may open live WebSockets besides the server's own; '*': any",
     )
-    add(
-        "--prefix-cache-mb",
-        type=float,
-        default=DEFAULT_MAX_BYTES / 2**20,
-        help="memory for prompt heads kept by context, least recently used dropped (default 1024; 0: none kept)",
-    )
-    add(
-        "--vad",
-        default="silero",
-        choices=VAD_CHOICES,
-        help="what ends a live utterance: silero (Silero VAD: noise and clicks never open one; default) or energy",
-    )
-    add(
-        "--vad-files",
-        action="store_true",
-        help="file requests too: decode only the stretches --vad silero hears speech in (noise and music skipped)",
-    )
-    add("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
-    return parser
 
 
 def check_options(args: argparse.Namespace) -> Optional[str]:

@@ -31,7 +31,7 @@ from websockets.sync.client import connect
 
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.options import token_budget
-from mlx_qwen3asr.server.live import LiveOptions
+from mlx_qwen3asr.server.live_options import LiveOptions
 from mlx_qwen3asr.server.worker import ModelWorker
 
 SPEECH = (ROOT / "tests" / "fixtures" / "audio" / "short.wav").read_bytes()  # 2.5 s
