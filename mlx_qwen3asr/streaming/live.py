@@ -173,7 +173,7 @@ class LiveSession:
     def gap(self, seconds: float) -> list[Event]:
         """`seconds` of input were lost here: end the open utterance and report the gap."""
         events = self.flush()
-        at = self._now()
+        at = self._seconds(self._received)  # all audio before the hole (a VAD may not have judged its last window)
         self._lost += seconds
         return events + [Event("gap", at, start=at, end=at + seconds)]
 
