@@ -1,8 +1,15 @@
 """Shared fixtures: tiny random-weight checkpoints in the official layout, made at test time."""
 
+import os
 from pathlib import Path
 
-import mlx.core as mx
+# Full float32 in matrix products before MLX's first operation: on CUDA (Ampere and newer) and on Apple's M5
+# neural accelerators MLX runs float32 matmul and convolution at TF32 precision unless MLX_ENABLE_TF32=0, and
+# the goldens are float32 (the aligner's logits missed their tolerance on an H100 without this). The CPU
+# backend ignores it.
+os.environ["MLX_ENABLE_TF32"] = "0"
+
+import mlx.core as mx  # noqa: E402
 import numpy as np
 import pytest
 
