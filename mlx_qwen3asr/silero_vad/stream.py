@@ -5,7 +5,8 @@ samples in front, the LSTM state carried from window to window; both start at ze
     the rest (< 512 samples) waits for the next push; `flush` zero-pads it to a last window
 
 `VadStream.push` runs every whole window the block completes in one call; a live caller that pushes
-a block at a time pays a flat cost per window (nothing grows with the stream's length).
+a block at a time pays a flat cost per window (nothing grows with the stream's length). The state
+is numpy's: fast.py's model runs in the caller's thread; model.py's MLX modules run behind Evaluated.
 """
 
 from typing import Optional, Protocol
@@ -13,24 +14,38 @@ from typing import Optional, Protocol
 import mlx.core as mx
 import numpy as np
 
-from .model import CONTEXT, HIDDEN, WINDOW
+from .model import CONTEXT, HIDDEN, WINDOW, Model
 
-MAX_WINDOWS_PER_CALL = 1024  # bounds the graph one call builds (and its memory) on long audio
+MAX_WINDOWS_PER_CALL = 1024  # bounds one call's memory on long audio (~10 MB of intermediates)
 
 
 class WindowModel(Protocol):
-    """model.py's Model or fast.py's FastModel: windows [B, T, 576], h, c -> probabilities [B, T], h, c."""
+    """fast.py's FastModel, or Evaluated(model.py's Model): windows [B, T, 576], h, c [B, 128] (numpy
+    float32) -> probabilities [B, T], h, c."""
 
-    def __call__(self, windows: mx.array, h: mx.array, c: mx.array) -> tuple[mx.array, mx.array, mx.array]: ...
+    def __call__(
+        self, windows: np.ndarray, h: np.ndarray, c: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+
+class Evaluated:
+    """model.py's MLX math behind the WindowModel interface: one evaluation per call."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def __call__(self, windows: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        probs, h_out, c_out = self.model(mx.array(np.ascontiguousarray(windows)), mx.array(h), mx.array(c))
+        mx.eval(probs, h_out, c_out)
+        return np.array(probs), np.array(h_out), np.array(c_out)
 
 
 def windows_of(samples: np.ndarray, context: np.ndarray) -> np.ndarray:
-    """samples [B, T * 512] and the context before them [B, 64] -> [B, T, 576]."""
-    batch = samples.shape[0]
-    steps = samples.shape[1] // WINDOW
+    """samples [B, T * 512] and the context before them [B, 64] -> [B, T, 576] (a read-only view)."""
     joined = np.concatenate([context, samples], axis=1)
-    index = np.arange(steps)[:, None] * WINDOW + np.arange(CONTEXT + WINDOW)[None, :]
-    return joined[:, index].reshape(batch, steps, CONTEXT + WINDOW)
+    rows, step = joined.strides
+    shape = (joined.shape[0], samples.shape[1] // WINDOW, CONTEXT + WINDOW)
+    return np.lib.stride_tricks.as_strided(joined, shape, (rows, WINDOW * step, step), writeable=False)
 
 
 class VadStream:
@@ -43,9 +58,8 @@ class VadStream:
     def reset(self) -> None:
         """A new stream: zero context, zero LSTM state, nothing pending."""
         self.context = np.zeros((self.batch, CONTEXT), np.float32)
-        self.h = mx.zeros((self.batch, HIDDEN))
-        self.c = mx.zeros((self.batch, HIDDEN))
-        mx.eval(self.h, self.c)  # materialised here: a stream made on one thread may be fed on another
+        self.h = np.zeros((self.batch, HIDDEN), np.float32)
+        self.c = np.zeros((self.batch, HIDDEN), np.float32)
         self._pending = np.zeros((self.batch, 0), np.float32)
         self.windows = 0  # windows judged so far
 
@@ -82,10 +96,8 @@ class VadStream:
         step = MAX_WINDOWS_PER_CALL * WINDOW
         for lo in range(0, samples.shape[1], step):
             part = samples[:, lo : lo + step]
-            windows = mx.array(windows_of(part, self.context))
-            probs, self.h, self.c = self.model(windows, self.h, self.c)
-            mx.eval(probs, self.h, self.c)
-            out.append(np.array(probs, np.float32))
+            probs, self.h, self.c = self.model(windows_of(part, self.context), self.h, self.c)
+            out.append(probs)
             self.context = part[:, -CONTEXT:]
             self.windows += part.shape[1] // WINDOW
         return np.concatenate(out, axis=1) if out else np.zeros((self.batch, 0), np.float32)
