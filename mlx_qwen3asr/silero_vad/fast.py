@@ -6,8 +6,8 @@ and their dispatch, not arithmetic. An MLX evaluation hands its graph to the str
 waits for it; a live step of ~35 small operations cost 0.8-2 ms that way, against ~0.1 ms here.
 The weights are read from the MLX model once; each stage folds into one product:
 
-    x [N, 576] -> frames x[FRAME_INDEX]: reflect pad + 4 frames of 256, hop 128   [N, 4, 256]
-    -> @ cos rows, @ -sin rows of the STFT basis -> magnitude                      [N, 4, 129]
+    x [N, 576] -> frames (frame_index()): reflect pad + 4 frames of 256, hop 128   [N, 4, 256]
+    -> @ the STFT basis (cos rows, -sin rows) -> magnitude                         [N, 4, 129]
     -> encoder.0 (stride 1): @ its 3 taps side by side [129, 3 * 128], summed shifted by one frame
     -> encoder.1..3 on their fixed lengths 4 -> 2 -> 1 -> 1 as dense matrices (zero where the kernel
        does not reach: the padding's zeros drop out), each + bias, ReLU             [N, 128]
@@ -16,12 +16,12 @@ The weights are read from the MLX model once; each stage folds into one product:
        (1 + tanh(z / 2)) / 2, the halving folded into the weights: one tanh for all four gates)
     -> ReLU -> head -> sigmoid, all windows at once                                 [B, T]
 
-Every product runs on the calling thread: numpy's OpenBLAS (its Linux and Windows wheels) computes a
-product of at most 2^18 multiply-adds there and wakes its worker threads above that, so `product`
-cuts the rows into blocks under it (the STFT is two products of 129 columns so that one window's
-frames fit). Measured on a busy 2-vCPU Xeon: 16 streams' step took 1.0 ms a window with the workers
-woken every step, 31 us in blocks; a whole clip ran as fast either way; and the spinning workers
-slowed what ran after them (the live step 0.21 ms against 0.09).
+Every product runs on the calling thread. numpy's OpenBLAS (its Linux and Windows wheels) splits a
+product of about a million multiply-adds or more over worker threads (measured with numpy 2.4's
+OpenBLAS 0.3.31: 15 x 128 x 512 was split, 4 x 128 x 1536 was not), and on a busy 2-core machine the
+workers spin against each other: one 16 x 128 x 512 product took 0.4-3.6 ms of CPU against ~20 us on
+one thread, and they slowed what ran after them. `product` cuts the rows into blocks of at most 2^19
+multiply-adds: 16 streams' live step went from 1.0 ms to 31 us a window; a whole clip ran as fast.
 Same numbers as model.py within float32 summation order (tests: within 2e-4 of the reference).
 """
 
@@ -32,7 +32,7 @@ from .model import CONTEXT, ENCODER, HIDDEN, HOP, N_FFT, PAD, WINDOW, Model
 INPUT = CONTEXT + WINDOW  # 576
 FRAMES = (INPUT + PAD - N_FFT) // HOP + 1  # 4
 BINS = N_FFT // 2 + 1  # 129
-ONE_THREAD = 1 << 18  # multiply-adds: numpy's OpenBLAS computes a product up to this size on the calling thread
+ONE_THREAD = 1 << 19  # multiply-adds per product block: well under where numpy's OpenBLAS starts threads
 
 
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -85,7 +85,7 @@ class FastModel:
     def __init__(self, model: Model) -> None:
         basis = _array(model.stft.forward_basis_buffer)[:, 0, :]  # [258, 256]
         self.index = frame_index()
-        self.cos, self.sin = np.ascontiguousarray(basis[:BINS].T), np.ascontiguousarray(basis[BINS:].T)
+        self.basis = np.ascontiguousarray(basis.T)
         first = _array(model.encoder[0].reparam_conv.weight)  # [128, 3, 129]
         self.taps = np.ascontiguousarray(np.concatenate([first[:, k, :].T for k in range(3)], axis=1))
         self.first_bias = _array(model.encoder[0].reparam_conv.bias)
@@ -96,12 +96,14 @@ class FastModel:
         rnn, head = model.decoder.rnn, model.decoder.decoder[2]
         self.w_ih, self.w_hh = gate_order(_array(rnn.weight_ih).T), gate_order(_array(rnn.weight_hh).T)
         self.bias = gate_order(_array(rnn.bias_ih) + _array(rnn.bias_hh))
-        self.w_out, self.b_out = np.ascontiguousarray(_array(head.weight)[:, 0, :].T), _array(head.bias)
+        # halved (exact) for sigmoid(z) = (1 + tanh(z / 2)) / 2, without exp's overflow
+        self.w_out, self.b_out = np.ascontiguousarray(_array(head.weight)[:, 0, :].T) / 2, _array(head.bias) / 2
 
     def features(self, x: np.ndarray) -> np.ndarray:
         """[N, 576] -> the LSTM's input share of the (reordered, halved) gates [N, 512]."""
-        frames = x[:, self.index].reshape(-1, N_FFT)  # [N * 4, 256]
-        magnitude = np.hypot(product(frames, self.cos), product(frames, self.sin))
+        frames = np.take(x, self.index, axis=1).reshape(-1, N_FFT)  # [N * 4, 256]
+        spectrum = product(frames, self.basis)
+        magnitude = np.hypot(spectrum[:, :BINS], spectrum[:, BINS:])
         taps = product(magnitude, self.taps).reshape(len(x), FRAMES, 3 * HIDDEN)
         y = taps[:, :, HIDDEN : 2 * HIDDEN] + self.first_bias  # tap 1 reads its own frame
         y[:, 1:] += taps[:, :-1, :HIDDEN]  # tap 0 reads the frame before (zero before the first)
@@ -119,7 +121,7 @@ class FastModel:
         """The LSTM over T steps: gates [T, B, 512] (features'), h, c [B, 128] -> outputs [T, B, 128], h, c."""
         outputs = np.empty(gates.shape[:2] + (HIDDEN,), np.float32)
         z = np.empty(gates.shape[1:], np.float32)
-        c, rows = c.copy(), ONE_THREAD // self.w_hh.size  # 4 streams per block
+        c, rows = c.copy(), ONE_THREAD // self.w_hh.size  # 8 streams per block
         for t in range(len(gates)):
             for start in range(0, len(z), rows):
                 np.matmul(h[start : start + rows], self.w_hh, out=z[start : start + rows])
@@ -137,10 +139,12 @@ class FastModel:
 
     def head(self, outputs: np.ndarray) -> np.ndarray:
         """LSTM outputs [..., 128] -> probabilities [...]: ReLU, the 1x1 convolution, sigmoid."""
-        z = product(np.maximum(outputs, 0).reshape(-1, HIDDEN), self.w_out).reshape(outputs.shape[:-1] + (1,))
+        z = product(np.maximum(outputs, 0).reshape(-1, HIDDEN), self.w_out)
         z += self.b_out
+        np.tanh(z, out=z)
+        z += 1
         z *= 0.5
-        return (np.tanh(z, out=z)[..., 0] + 1) * 0.5  # sigmoid, without exp's overflow
+        return z.reshape(outputs.shape[:-1])
 
     def __call__(self, windows: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         batch, steps = windows.shape[:2]

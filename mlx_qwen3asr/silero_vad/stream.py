@@ -40,11 +40,10 @@ class Evaluated:
         return np.array(probs), np.array(h_out), np.array(c_out)
 
 
-def windows_of(samples: np.ndarray, context: np.ndarray) -> np.ndarray:
-    """samples [B, T * 512] and the context before them [B, 64] -> [B, T, 576] (a read-only view)."""
-    joined = np.concatenate([context, samples], axis=1)
+def windows_of(joined: np.ndarray) -> np.ndarray:
+    """[B, 64 + n]: the context, then n samples -> the whole windows [B, n // 512, 576] (a read-only view)."""
     rows, step = joined.strides
-    shape = (joined.shape[0], samples.shape[1] // WINDOW, CONTEXT + WINDOW)
+    shape = (joined.shape[0], (joined.shape[1] - CONTEXT) // WINDOW, CONTEXT + WINDOW)
     return np.lib.stride_tricks.as_strided(joined, shape, (rows, WINDOW * step, step), writeable=False)
 
 
@@ -57,16 +56,15 @@ class VadStream:
 
     def reset(self) -> None:
         """A new stream: zero context, zero LSTM state, nothing pending."""
-        self.context = np.zeros((self.batch, CONTEXT), np.float32)
+        self._tail = np.zeros((self.batch, CONTEXT), np.float32)  # the last window's context, then pending
         self.h = np.zeros((self.batch, HIDDEN), np.float32)
         self.c = np.zeros((self.batch, HIDDEN), np.float32)
-        self._pending = np.zeros((self.batch, 0), np.float32)
         self.windows = 0  # windows judged so far
 
     @property
     def pending(self) -> int:
         """Samples waiting for their window to be complete."""
-        return self._pending.shape[1]
+        return self._tail.shape[1] - CONTEXT
 
     def push(self, samples: np.ndarray) -> np.ndarray:
         """samples [n] (one stream) or [batch, n] -> float32 probabilities of the windows completed,
@@ -77,10 +75,10 @@ class VadStream:
             raise ValueError(
                 f"this stream has {self.batch} rows, the block has {block.shape[0]}: use VadStream(batch=)"
             )
-        joined = np.concatenate([self._pending, block.astype(np.float32, copy=False)], axis=1)
-        whole = joined.shape[1] // WINDOW * WINDOW
-        self._pending = joined[:, whole:]
-        probs = self._run(joined[:, :whole])
+        joined = np.concatenate([self._tail, block.astype(np.float32, copy=False)], axis=1)
+        windows = windows_of(joined)
+        self._tail = joined[:, windows.shape[1] * WINDOW :].copy()
+        probs = self._run(windows)
         return probs[0] if single else probs
 
     def flush(self) -> np.ndarray:
@@ -91,16 +89,13 @@ class VadStream:
             probs = self.push(np.zeros((self.batch, WINDOW - self.pending), np.float32))
         return probs[0] if self.batch == 1 else probs
 
-    def _run(self, samples: np.ndarray) -> np.ndarray:
-        out: list[np.ndarray] = []
-        step = MAX_WINDOWS_PER_CALL * WINDOW
-        for lo in range(0, samples.shape[1], step):
-            part = samples[:, lo : lo + step]
-            probs, self.h, self.c = self.model(windows_of(part, self.context), self.h, self.c)
+    def _run(self, windows: np.ndarray) -> np.ndarray:
+        out = [np.zeros((self.batch, 0), np.float32)]
+        for start in range(0, windows.shape[1], MAX_WINDOWS_PER_CALL):
+            probs, self.h, self.c = self.model(windows[:, start : start + MAX_WINDOWS_PER_CALL], self.h, self.c)
             out.append(probs)
-            self.context = part[:, -CONTEXT:]
-            self.windows += part.shape[1] // WINDOW
-        return np.concatenate(out, axis=1) if out else np.zeros((self.batch, 0), np.float32)
+        self.windows += windows.shape[1]
+        return out[-1] if len(out) == 2 else np.concatenate(out, axis=1)
 
 
 def probabilities_of(model: WindowModel, wave: np.ndarray, stream: Optional[VadStream] = None) -> np.ndarray:
