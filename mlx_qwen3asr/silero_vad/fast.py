@@ -103,7 +103,9 @@ class FastModel:
         """[N, 576] -> the LSTM's input share of the (reordered, halved) gates [N, 512]."""
         frames = np.take(x, self.index, axis=1).reshape(-1, N_FFT)  # [N * 4, 256]
         spectrum = product(frames, self.basis)
-        magnitude = np.hypot(spectrum[:, :BINS], spectrum[:, BINS:])
+        spectrum *= spectrum
+        magnitude = spectrum[:, :BINS] + spectrum[:, BINS:]
+        np.sqrt(magnitude, out=magnitude)
         taps = product(magnitude, self.taps).reshape(len(x), FRAMES, 3 * HIDDEN)
         y = taps[:, :, HIDDEN : 2 * HIDDEN] + self.first_bias  # tap 1 reads its own frame
         y[:, 1:] += taps[:, :-1, :HIDDEN]  # tap 0 reads the frame before (zero before the first)
@@ -135,7 +137,7 @@ class FastModel:
             i_g *= z[:, 3 * HIDDEN :]
             c += i_g
             h = np.multiply(z[:, 2 * HIDDEN : 3 * HIDDEN], np.tanh(c), out=outputs[t])
-        return outputs, h.copy(), c
+        return outputs, h, c
 
     def head(self, outputs: np.ndarray) -> np.ndarray:
         """LSTM outputs [..., 128] -> probabilities [...]: ReLU, the 1x1 convolution, sigmoid."""

