@@ -7,7 +7,7 @@
       1 stream, live step   one 512-sample window per call, state carried (ours: VadStream.push)
       16 streams batched    16 streams, one window each per call ([16, 576] in, state [2, 16, 128])
       live end-pointer      ours: SpeechFrames.push of 30 ms blocks (LiveSession's VAD work per block)
-    -> windows per second, real-time factor (compute / audio), microseconds per 32 ms window, and the
+    -> windows per second, real-time factor (compute / audio), microseconds per 32 ms window; then the
        process's CPU microseconds per window (all its threads: steadier than the wall clock when
        other jobs share the machine)
 
@@ -119,28 +119,36 @@ def onnx_lanes(side: OnnxSide, wave: np.ndarray) -> dict:
     }
 
 
+def median_times(results: dict, lane: str) -> dict:
+    """side -> (median wall seconds, median CPU seconds, windows) of `lane`, for the sides that ran it."""
+    return {
+        side: (
+            statistics.median(r[lane][0] for r in runs),
+            statistics.median(r[lane][1] for r in runs),
+            runs[0][lane][2],
+        )
+        for side, runs in results.items()
+        if lane in runs[0]
+    }
+
+
 def report(results: dict) -> None:
-    print(
-        f"{'lane':32s} {'side':5s} {'windows/s':>10s} {'RTF':>8s} {'us/window':>10s} {'ours/ort':>9s}"
-        f" {'CPU us/window':>14s} {'ours/ort':>9s}"
-    )
-    for lane in results["ours"][0]:
-        rates, cpu_rates = {}, {}
-        for side, runs in results.items():
-            if lane not in runs[0]:
-                continue
-            seconds = statistics.median(r[lane][0] for r in runs)
-            cpu = statistics.median(r[lane][1] for r in runs)
-            windows = runs[0][lane][2]
-            rates[side], cpu_rates[side] = windows / seconds, windows / cpu
-            audio = windows * WINDOW / RATE
-            speed = f"{rates['ours'] / rates['ort']:.2f}x" if side == "ort" else ""
-            cpu_speed = f"{cpu_rates['ours'] / cpu_rates['ort']:.2f}x" if side == "ort" else ""
-            print(
-                f"{lane:32s} {side:5s} {rates[side]:10.0f} {seconds / audio:8.5f} {1e6 / rates[side]:10.1f}"
-                f" {speed:>9s} {1e6 / cpu_rates[side]:14.1f} {cpu_speed:>9s}"
-            )
+    lanes = list(results["ours"][0])
+    print(f"{'lane':32s} {'side':5s} {'windows/s':>10s} {'RTF':>8s} {'us/window':>10s} {'ours/ort':>9s}")
+    for lane in lanes:
+        times = median_times(results, lane)
+        ours_rate = times["ours"][2] / times["ours"][0]
+        for side, (seconds, _, windows) in times.items():
+            rate, audio = windows / seconds, windows * WINDOW / RATE
+            speed = f"{ours_rate / rate:.2f}x" if side == "ort" else ""
+            print(f"{lane:32s} {side:5s} {rate:10.0f} {seconds / audio:8.5f} {1e6 / rate:10.1f} {speed:>9s}")
     print("RTF: wall seconds per second of audio (per stream); ours/ort: windows per second, ours over ort")
+    print(f"\n{'CPU microseconds per window':32s} {'ours':>10s} {'ort':>10s} {'ours/ort':>9s}")
+    for lane in lanes:
+        cpu = {side: 1e6 * t[1] / t[2] for side, t in median_times(results, lane).items()}
+        ort = f"{cpu['ort']:10.1f} {cpu['ort'] / cpu['ours']:8.2f}x" if "ort" in cpu else ""
+        print(f"{lane:32s} {cpu['ours']:10.1f} {ort}".rstrip())
+    print("CPU: the process's time, all its threads (steadier than the wall clock when others share the machine)")
 
 
 def main() -> None:
