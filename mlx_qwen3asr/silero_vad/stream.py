@@ -16,7 +16,7 @@ import numpy as np
 
 from .model import CONTEXT, HIDDEN, WINDOW, Model
 
-MAX_WINDOWS_PER_CALL = 1024  # bounds one call's memory on long audio (~10 MB of intermediates)
+MAX_WINDOWS_PER_CALL = 1024  # bounds one call's memory on long audio (~20 MB of intermediates)
 
 
 class WindowModel(Protocol):
