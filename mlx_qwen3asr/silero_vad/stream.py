@@ -5,7 +5,8 @@ samples in front, the LSTM state carried from window to window; both start at ze
     the rest (< 512 samples) waits for the next push; `flush` zero-pads it to a last window
 
 `VadStream.push` runs every whole window the block completes in one call; a live caller that pushes
-a block at a time pays a flat cost per window (nothing grows with the stream's length).
+a block at a time pays a flat cost per window (nothing grows with the stream's length). The state
+is numpy's: fast.py's model runs in the caller's thread; model.py's MLX modules run behind Evaluated.
 """
 
 from typing import Optional, Protocol
@@ -13,24 +14,38 @@ from typing import Optional, Protocol
 import mlx.core as mx
 import numpy as np
 
-from .model import CONTEXT, HIDDEN, WINDOW
+from .model import CONTEXT, HIDDEN, WINDOW, Model
 
-MAX_WINDOWS_PER_CALL = 1024  # bounds the graph one call builds (and its memory) on long audio
+MAX_WINDOWS_PER_CALL = 1024  # bounds one call's memory on long audio (~20 MB of intermediates)
 
 
 class WindowModel(Protocol):
-    """model.py's Model or fast.py's FastModel: windows [B, T, 576], h, c -> probabilities [B, T], h, c."""
+    """fast.py's FastModel, or Evaluated(model.py's Model): windows [B, T, 576], h, c [B, 128] (numpy
+    float32) -> probabilities [B, T], h, c."""
 
-    def __call__(self, windows: mx.array, h: mx.array, c: mx.array) -> tuple[mx.array, mx.array, mx.array]: ...
+    def __call__(
+        self, windows: np.ndarray, h: np.ndarray, c: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
 
-def windows_of(samples: np.ndarray, context: np.ndarray) -> np.ndarray:
-    """samples [B, T * 512] and the context before them [B, 64] -> [B, T, 576]."""
-    batch = samples.shape[0]
-    steps = samples.shape[1] // WINDOW
-    joined = np.concatenate([context, samples], axis=1)
-    index = np.arange(steps)[:, None] * WINDOW + np.arange(CONTEXT + WINDOW)[None, :]
-    return joined[:, index].reshape(batch, steps, CONTEXT + WINDOW)
+class Evaluated:
+    """model.py's MLX math behind the WindowModel interface: one evaluation per call."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def __call__(self, windows: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        probs, h_out, c_out = self.model(mx.array(np.ascontiguousarray(windows)), mx.array(h), mx.array(c))
+        mx.eval(probs, h_out, c_out)
+        return np.array(probs), np.array(h_out), np.array(c_out)
+
+
+def windows_of(joined: np.ndarray) -> np.ndarray:
+    """[B, 64 + n] float32, C-contiguous: the context, then n samples -> the whole windows
+    [B, n // 512, 576], a view (windows overlap by the 64 context samples)."""
+    rows, step = joined.strides
+    shape = (joined.shape[0], (joined.shape[1] - CONTEXT) // WINDOW, CONTEXT + WINDOW)
+    return np.ndarray(shape, np.float32, joined, 0, (rows, WINDOW * step, step))  # as_strided, 10x cheaper
 
 
 class VadStream:
@@ -42,17 +57,15 @@ class VadStream:
 
     def reset(self) -> None:
         """A new stream: zero context, zero LSTM state, nothing pending."""
-        self.context = np.zeros((self.batch, CONTEXT), np.float32)
-        self.h = mx.zeros((self.batch, HIDDEN))
-        self.c = mx.zeros((self.batch, HIDDEN))
-        mx.eval(self.h, self.c)  # materialised here: a stream made on one thread may be fed on another
-        self._pending = np.zeros((self.batch, 0), np.float32)
+        self._tail = np.zeros((self.batch, CONTEXT), np.float32)  # the last window's context, then pending
+        self.h = np.zeros((self.batch, HIDDEN), np.float32)
+        self.c = np.zeros((self.batch, HIDDEN), np.float32)
         self.windows = 0  # windows judged so far
 
     @property
     def pending(self) -> int:
         """Samples waiting for their window to be complete."""
-        return self._pending.shape[1]
+        return self._tail.shape[1] - CONTEXT
 
     def push(self, samples: np.ndarray) -> np.ndarray:
         """samples [n] (one stream) or [batch, n] -> float32 probabilities of the windows completed,
@@ -63,10 +76,10 @@ class VadStream:
             raise ValueError(
                 f"this stream has {self.batch} rows, the block has {block.shape[0]}: use VadStream(batch=)"
             )
-        joined = np.concatenate([self._pending, block.astype(np.float32, copy=False)], axis=1)
-        whole = joined.shape[1] // WINDOW * WINDOW
-        self._pending = joined[:, whole:]
-        probs = self._run(joined[:, :whole])
+        joined = np.concatenate([self._tail, block.astype(np.float32, copy=False)], axis=1)
+        windows = windows_of(joined)
+        self._tail = joined[:, windows.shape[1] * WINDOW :].copy()
+        probs = self._run(windows)
         return probs[0] if single else probs
 
     def flush(self) -> np.ndarray:
@@ -77,18 +90,13 @@ class VadStream:
             probs = self.push(np.zeros((self.batch, WINDOW - self.pending), np.float32))
         return probs[0] if self.batch == 1 else probs
 
-    def _run(self, samples: np.ndarray) -> np.ndarray:
-        out: list[np.ndarray] = []
-        step = MAX_WINDOWS_PER_CALL * WINDOW
-        for lo in range(0, samples.shape[1], step):
-            part = samples[:, lo : lo + step]
-            windows = mx.array(windows_of(part, self.context))
-            probs, self.h, self.c = self.model(windows, self.h, self.c)
-            mx.eval(probs, self.h, self.c)
-            out.append(np.array(probs, np.float32))
-            self.context = part[:, -CONTEXT:]
-            self.windows += part.shape[1] // WINDOW
-        return np.concatenate(out, axis=1) if out else np.zeros((self.batch, 0), np.float32)
+    def _run(self, windows: np.ndarray) -> np.ndarray:
+        out = [np.zeros((self.batch, 0), np.float32)]
+        for start in range(0, windows.shape[1], MAX_WINDOWS_PER_CALL):
+            probs, self.h, self.c = self.model(windows[:, start : start + MAX_WINDOWS_PER_CALL], self.h, self.c)
+            out.append(probs)
+        self.windows += windows.shape[1]
+        return out[-1] if len(out) == 2 else np.concatenate(out, axis=1)
 
 
 def probabilities_of(model: WindowModel, wave: np.ndarray, stream: Optional[VadStream] = None) -> np.ndarray:

@@ -29,13 +29,13 @@ VAD_CHOICES = ("silero", "energy")  # --vad of the CLI, the app and the server: 
 
 
 class SileroVad:
-    """Silero VAD v6 (16 kHz) in MLX: speech probabilities and speech segments of audio."""
+    """Silero VAD v6 (16 kHz): speech probabilities and speech segments of audio."""
 
     name = "silero"
     sample_rate = SAMPLE_RATE
 
     def __init__(self, model: WindowModel) -> None:
-        self.model = model  # load_vad: fast.py's FastModel, model.py's math refolded
+        self.model = model  # load_vad: fast.py's FastModel, model.py's math refolded for the CPU
 
     def probabilities(self, audio: AudioInput) -> np.ndarray:
         """float32, one per 512-sample (32 ms) window of the 16 kHz audio, ceil(n / 512) of them:

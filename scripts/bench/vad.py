@@ -7,7 +7,9 @@
       1 stream, live step   one 512-sample window per call, state carried (ours: VadStream.push)
       16 streams batched    16 streams, one window each per call ([16, 576] in, state [2, 16, 128])
       live end-pointer      ours: SpeechFrames.push of 30 ms blocks (LiveSession's VAD work per block)
-    -> windows per second, real-time factor (compute / audio), microseconds per 32 ms window
+    -> windows per second, real-time factor (compute / audio), microseconds per 32 ms window; then the
+       process's CPU microseconds per window (all its threads: steadier than the wall clock when
+       other jobs share the machine)
 
     python -m scripts.bench.vad --wheel silero_vad-6.2.3-py3-none-any.whl   # its silero_vad.onnx
     python -m scripts.bench.vad --onnx silero_vad.onnx
@@ -20,6 +22,7 @@ import os
 import statistics
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Optional
 
@@ -82,60 +85,70 @@ def onnx_model(args: argparse.Namespace) -> Optional[bytes]:
     return None
 
 
+def timed(run: Callable[[], object], windows: int) -> tuple[float, float, int]:
+    """(wall seconds, process CPU seconds, windows) of one run."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    run()
+    return time.perf_counter() - wall, time.process_time() - cpu, windows
+
+
 def ours_lanes(vad: mq.SileroVad, wave: np.ndarray) -> dict:
-    """Lane -> (seconds, windows) for one run of each of our lanes."""
+    """Lane -> (seconds, CPU seconds, windows) for one run of each of our lanes."""
     n = len(wave) // WINDOW
-    timed = {}
-    start = time.perf_counter()
-    vad.probabilities(wave)
-    timed["1 stream, whole clip"] = (time.perf_counter() - start, n)
-    stream = vad.stream()
-    start = time.perf_counter()
-    for i in range(n):
-        stream.push(wave[i * WINDOW : (i + 1) * WINDOW])
-    timed["1 stream, live step"] = (time.perf_counter() - start, n)
-    streams, rows = vad.stream(STREAMS), np.tile(wave[None], (STREAMS, 1))
-    start = time.perf_counter()
-    for i in range(n):
-        streams.push(rows[:, i * WINDOW : (i + 1) * WINDOW])
-    timed[f"{STREAMS} streams batched"] = (time.perf_counter() - start, n * STREAMS)
-    frames = vad.frame_judge(FRAME)
-    start = time.perf_counter()
-    for i in range(0, n * WINDOW, BLOCK):
-        frames.push(wave[i : i + BLOCK])
-    timed["live end-pointer, 30 ms blocks"] = (time.perf_counter() - start, n)
-    return timed
+    stream, streams, frames = vad.stream(), vad.stream(STREAMS), vad.frame_judge(FRAME)
+    rows = np.tile(wave[None], (STREAMS, 1))
+    return {
+        "1 stream, whole clip": timed(lambda: vad.probabilities(wave), n),
+        "1 stream, live step": timed(lambda: [stream.push(wave[i * WINDOW : (i + 1) * WINDOW]) for i in range(n)], n),
+        f"{STREAMS} streams batched": timed(
+            lambda: [streams.push(rows[:, i * WINDOW : (i + 1) * WINDOW]) for i in range(n)], n * STREAMS
+        ),
+        "live end-pointer, 30 ms blocks": timed(
+            lambda: [frames.push(wave[i : i + BLOCK]) for i in range(0, n * WINDOW, BLOCK)], n
+        ),
+    }
 
 
 def onnx_lanes(side: OnnxSide, wave: np.ndarray) -> dict:
     n = len(wave) // WINDOW
-    timed = {}
-    start = time.perf_counter()
-    side.windows(wave)
-    seconds = time.perf_counter() - start
-    timed["1 stream, whole clip"] = timed["1 stream, live step"] = (seconds, n)  # one window per run either way
-    start = time.perf_counter()
-    side.windows(wave, STREAMS)
-    timed[f"{STREAMS} streams batched"] = (time.perf_counter() - start, n * STREAMS)
-    return timed
+    whole = timed(lambda: side.windows(wave), n)
+    return {
+        "1 stream, whole clip": whole,
+        "1 stream, live step": whole,  # one window per run either way
+        f"{STREAMS} streams batched": timed(lambda: side.windows(wave, STREAMS), n * STREAMS),
+    }
+
+
+def median_times(results: dict, lane: str) -> dict:
+    """side -> (median wall seconds, median CPU seconds, windows) of `lane`, for the sides that ran it."""
+    return {
+        side: (
+            statistics.median(r[lane][0] for r in runs),
+            statistics.median(r[lane][1] for r in runs),
+            runs[0][lane][2],
+        )
+        for side, runs in results.items()
+        if lane in runs[0]
+    }
 
 
 def report(results: dict) -> None:
+    lanes = list(results["ours"][0])
     print(f"{'lane':32s} {'side':5s} {'windows/s':>10s} {'RTF':>8s} {'us/window':>10s} {'ours/ort':>9s}")
-    for lane in results["ours"][0]:
-        rates = {}
-        for side, runs in results.items():
-            if lane not in runs[0]:
-                continue
-            seconds = statistics.median(r[lane][0] for r in runs)
-            windows = runs[0][lane][1]
-            rates[side] = windows / seconds
-            audio = windows * WINDOW / RATE
-            speed = f"{rates['ours'] / rates['ort']:.2f}x" if side == "ort" else ""
-            print(
-                f"{lane:32s} {side:5s} {rates[side]:10.0f} {seconds / audio:8.5f} {1e6 / rates[side]:10.1f} {speed:>9s}"
-            )
-    print("RTF: compute seconds per second of audio (per stream); ours/ort: windows per second, ours over ort")
+    for lane in lanes:
+        times = median_times(results, lane)
+        ours_rate = times["ours"][2] / times["ours"][0]
+        for side, (seconds, _, windows) in times.items():
+            rate, audio = windows / seconds, windows * WINDOW / RATE
+            speed = f"{ours_rate / rate:.2f}x" if side == "ort" else ""
+            print(f"{lane:32s} {side:5s} {rate:10.0f} {seconds / audio:8.5f} {1e6 / rate:10.1f} {speed:>9s}")
+    print("RTF: wall seconds per second of audio (per stream); ours/ort: windows per second, ours over ort")
+    print(f"\n{'CPU microseconds per window':32s} {'ours':>10s} {'ort':>10s} {'ours/ort':>9s}")
+    for lane in lanes:
+        cpu = {side: 1e6 * t[1] / t[2] for side, t in median_times(results, lane).items()}
+        ort = f"{cpu['ort']:10.1f} {cpu['ort'] / cpu['ours']:8.2f}x" if "ort" in cpu else ""
+        print(f"{lane:32s} {cpu['ours']:10.1f} {ort}".rstrip())
+    print("CPU: the process's time, all its threads (steadier than the wall clock when others share the machine)")
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from safetensors.numpy import load_file
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.silero_vad import Model
-from mlx_qwen3asr.silero_vad.stream import probabilities_of
+from mlx_qwen3asr.silero_vad.stream import Evaluated, probabilities_of
 from mlx_qwen3asr.silero_vad.vad import WEIGHTS
 from scripts.extract_silero_vad import SHA256, tensor_sha256
 from tests.vad_goldens import FOLDER, audio_of, clip_names, goldens, wave_of
@@ -84,5 +84,5 @@ def test_model_py_the_plain_math_that_fast_py_refolds_gives_the_references_numbe
     plain.load_weights(list(Model.sanitize(mx.load(str(WEIGHTS))).items()), strict=True)
     for name in ("speech_pauses", "clicks"):
         expected = np.array(goldens()["clips"][name]["probabilities"], np.float32)
-        worst = float(np.max(np.abs(probabilities_of(plain, wave_of(name)) - expected)))
+        worst = float(np.max(np.abs(probabilities_of(Evaluated(plain), wave_of(name)) - expected)))
         assert worst < TOLERANCE, f"{name}: model.py is {worst:.2e} from the .jit"
