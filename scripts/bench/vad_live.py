@@ -80,7 +80,7 @@ def main() -> None:
     vad = mq.load_vad()
     print(f"pause {args.pause} s; latency p50 / max in seconds; commit spans in seconds")
     for name, audio in clips().items():
-        for label, chosen in (("energy", None), ("silero", vad)):
+        for label, chosen in (("energy", mq.EnergyVad()), ("silero", vad)):
             print(f"{name:17s} {label:6s} {row(replay(audio, chosen, args.pause))}")
 
 
