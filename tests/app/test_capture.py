@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from app.capture import Block, Gap, Marker, MicSource
-from app.errors import AppError
+from mlx_qwen3asr_app.capture import Block, Gap, Marker, MicSource
+from mlx_qwen3asr_app.errors import AppError
 
 
 class FakePortAudioError(Exception):
