@@ -1,4 +1,4 @@
-"""The benchmarks' quick lanes run end to end, as the README runs them (`python -m scripts.bench.NAME`
+"""The benchmarks' quick lanes run end to end, as docs/ run them (`python -m scripts.bench.NAME`
 from the repository root): overhead writes a JSON report with positive timings for float32 and the
 4-bit recipe, changes prints every change's before/after, batch checks that every batch size decodes
 the same tokens, prefix that the prompt-prefix cache does, vs_official alternates its sides and records the load, and runs an older revision
