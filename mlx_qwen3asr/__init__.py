@@ -1,11 +1,12 @@
 """Qwen3-ASR speech recognition on MLX.
 
 import mlx_qwen3asr as mq
-model = mq.load("Qwen/Qwen3-ASR-0.6B")
+model = mq.load("Qwen/Qwen3-ASR-0.6B")  # = mq.DEFAULT_MODEL, what the command lines load unless told
 print(mq.transcribe("speech.wav", model).text)
 summary = mq.transcribe_files(["talks/"], "Qwen/Qwen3-ASR-0.6B", "out/", formats=["txt", "json"])  # resumable
 aligner = mq.load("Qwen/Qwen3-ForcedAligner-0.6B")
 words = mq.align("speech.wav", "the known text", aligner, "English")  # [Word(text, start, end), ...]
+live = mq.LiveSession(model)  # live.feed(block) -> [mq.Event, ...]; live.stats: mq.LiveStats
 vad = mq.load_vad()  # Silero VAD v6, real weights shipped: vad.speech_timestamps("speech.wav")
 diarizer = mq.load("path/to/speaker-diarization-community-1")  # pyannote's release folder, no torch
 turns = mq.diarize("meeting.wav", diarizer).turns  # [Turn(start, end, speaker), ...]
@@ -19,7 +20,7 @@ from .cluster import RayOptions
 from .files import transcribe_files
 from .funasr import FunAsrNano
 from .languages import Languages
-from .load import load
+from .load import DEFAULT_MODEL, load
 from .options import DecodeOptions
 from .pyannote import Diarization, Diarizer, Turn, diarize
 from .qwen3asr.config import ModelArgs
@@ -28,13 +29,14 @@ from .qwen3asr.model import Qwen3ASR
 from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
 from .silero_vad import SileroVad, load_vad, vad_by_name
-from .streaming import LiveSession, StreamingTranscriber, Update
+from .streaming import Event, LiveSession, LiveStats, StreamingTranscriber, Update
 from .tokenizer import Tokenizer
 from .transcribe import default_batch_size, transcribe, transcribe_batch
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_MODEL",
     "SAMPLE_RATE",
     "SUPPORTED_LANGUAGES",
     "DecodeOptions",
@@ -45,6 +47,7 @@ __all__ = [
     "FunAsrNano",
     "Languages",
     "LiveSession",
+    "LiveStats",
     "ModelArgs",
     "Qwen3ASR",
     "Recogniser",
@@ -52,6 +55,7 @@ __all__ = [
     "Segment",
     "SileroVad",
     "EnergyVad",
+    "Event",
     "StreamingTranscriber",
     "Tokenizer",
     "Turn",

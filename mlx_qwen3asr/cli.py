@@ -21,19 +21,19 @@ import numpy as np
 
 from .audio.io import SAMPLE_RATE, load_audio
 from .audio.vad import VoiceDetector
-from .blas import ensure_fast_blas
 from .cli_parser import build_parser
 from .cluster import RayOptions
 from .families import require_task
 from .files import FileOutcome, decode_group, transcribe_files
 from .formats import render
-from .lifecycle import releases_mlx_streams
 from .load import load, slow_quantized_note
 from .options import DecodeOptions
 from .plan import InputError
 from .progress import progress_bar
 from .recogniser import Recogniser
 from .result import Transcription
+from .runtime.blas import ensure_fast_blas
+from .runtime.lifecycle import releases_mlx_streams
 from .silero_vad import vad_by_name
 from .speakers import with_speakers
 from .transcribe import default_batch_size

@@ -5,7 +5,7 @@ import json
 
 from .formats import FORMATS, TIMESTAMPS
 from .load import DEFAULT_MODEL, DTYPES
-from .pyannote import DEFAULT_DIARIZER
+from .pyannote.config import DEFAULT_DIARIZER
 from .silero_vad import VAD_CHOICES
 
 

@@ -35,12 +35,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import blas
 from .cluster_worker import Transcriber
 from .files import Run, not_a_file
 from .options import DecodeOptions
 from .plan import FileJob, one_line
 from .ray_reaper import Reaper
+from .runtime import blas
 from .transcribe import MAX_BATCH_SIZE
 
 MAX_RESTARTS = 4  # per actor: Ray restarts a dead one this often (each restart loads the model again)

@@ -9,12 +9,12 @@ from typing import Optional
 
 import mlx.core as mx
 
-from . import blas
 from .align.aligner import check_aligner
 from .files import Outcome, decode_files
 from .load import load
 from .options import DecodeOptions
 from .plan import one_line
+from .runtime import blas
 
 
 class Transcriber:

@@ -17,10 +17,10 @@ from typing import Literal, Optional
 
 import mlx.core as mx
 
-from .interrupt import check_interrupt
 from .model.cache import KVCache, batch_cache
 from .model.two_streams import evaluated_on_two_streams, two_streams
 from .recogniser import Recogniser
+from .runtime.interrupt import check_interrupt
 
 # A loop is a tail of the form P P P ... with period len(P) <= MAX_LOOP_PERIOD, repeated at least
 # max(MIN_LOOP_REPEATS, ceil(MIN_LOOP_TOKENS / period)) times: 32 x one token, 16 x two, 4 x eight.

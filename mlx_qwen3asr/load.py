@@ -15,12 +15,12 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from .allocator import keep_cpu_buffers
 from .families import family_module, original_release, self_loading
 from .hub import resolve_model_path
 from .jsonfile import read_json
-from .memory import ensure_memory
 from .model import two_stream_layers
+from .runtime.allocator import keep_cpu_buffers
+from .runtime.memory import ensure_memory
 from .tokenizer import Tokenizer
 from .weights import read_weights, tensor_bytes
 

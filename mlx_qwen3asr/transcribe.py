@@ -26,17 +26,17 @@ import numpy as np
 from mlx.nn import Module
 
 from .align.aligner import align_segments, check_aligner
-from .allocator import release_between_batches
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.vad import EnergyVad, VoiceDetector, contains_speech
 from .echo import is_context_echo
 from .families import require_task
 from .generate import StopRules, decode_batch
-from .memory import memory_size
 from .options import DecodeOptions, options_per_input
 from .prefix_cache import PrefixCache, prefix_cache_for
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
+from .runtime.allocator import release_between_batches
+from .runtime.memory import memory_size
 from .script import join_text
 from .speakers import SpeakerDiarizer, with_speakers
 

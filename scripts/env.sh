@@ -4,7 +4,7 @@
 #     ALSA plugin, chromium + chromium-driver for the server page's browser test (tests never install)
 #   - a virtual environment in .venv with the package installed in editable mode (+ test extras)
 #   - on Linux, the fastest BLAS installed preloaded (on x86-64 MKL from the venv, with OpenBLAS for
-#     products of many rows; else OpenBLAS; the choice is mlx_qwen3asr/blas.py's): the mlx[cpu]
+#     products of many rows; else OpenBLAS; the choice is mlx_qwen3asr/runtime/blas.py's): the mlx[cpu]
 #     wheel links a reference BLAS (~4 GFLOP/s vs ~250)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,7 +38,7 @@ ensure_venv() {
 preload_blas() {
   [ "$(uname -s)" = Linux ] || return 0
   local exports
-  exports="$("$VENV/bin/python" "$ROOT/mlx_qwen3asr/blas.py")"
+  exports="$("$VENV/bin/python" "$ROOT/mlx_qwen3asr/runtime/blas.py")"
   eval "$exports"
 }
 

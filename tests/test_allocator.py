@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.allocator import MAX_CPU_CACHE, MLX_CPU_DEFAULT_CACHE_LIMIT, cpu_cache_limit
+from mlx_qwen3asr.runtime.allocator import MAX_CPU_CACHE, MLX_CPU_DEFAULT_CACHE_LIMIT, cpu_cache_limit
 
 pytestmark = pytest.mark.skipif(mx.is_available(mx.gpu), reason="GPU backends keep their own allocator's cache")
 

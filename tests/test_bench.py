@@ -1,4 +1,4 @@
-"""The benchmarks' quick lanes run end to end, as the README runs them (`python -m scripts.bench.NAME`
+"""The benchmarks' quick lanes run end to end, as docs/ run them (`python -m scripts.bench.NAME`
 from the repository root): overhead writes a JSON report with positive timings for float32 and the
 4-bit recipe, changes prints every change's before/after, batch checks that every batch size decodes
 the same tokens, prefix that the prompt-prefix cache does, vs_official alternates its sides and records the load, and runs an older revision
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts.bench.metrics import character_error_rate
 from scripts.bench.sources import ours_environment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +111,7 @@ def test_quick_comparison_alternates_the_sides_and_records_the_load_under_the_bu
 
 def _older_tree(tmp_path: Path, needs: str) -> Path:
     """A copy of today's package under tmp_path, for a test of BLAS `needs` (skipped without it)."""
-    from mlx_qwen3asr.blas import installed_library
+    from mlx_qwen3asr.runtime.blas import installed_library
 
     if not installed_library(needs):
         pytest.skip(f"needs {needs}")
@@ -125,7 +126,7 @@ def _older_tree(tmp_path: Path, needs: str) -> Path:
 )
 def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path):
     older = _older_tree(tmp_path, "mkl+openblas")
-    with open(older / "mlx_qwen3asr" / "blas_router.c", "a") as source:
+    with open(older / "mlx_qwen3asr" / "runtime" / "blas_router.c", "a") as source:
         source.write("/* an older router */\n")
     base = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     routers = [
@@ -137,9 +138,10 @@ def test_an_older_revision_runs_on_the_router_built_from_its_own_source(tmp_path
 
 
 def test_a_revision_older_than_the_router_runs_its_own_package_on_the_library_named(tmp_path):
-    from mlx_qwen3asr.blas import LIBRARIES
+    from mlx_qwen3asr.runtime.blas import LIBRARIES
 
     older = _older_tree(tmp_path, "openblas")
+    (older / "mlx_qwen3asr" / "runtime" / "blas.py").unlink()  # blas.py sat at the package root before issue 39
     (older / "mlx_qwen3asr" / "blas.py").write_text("def ensure_fast_blas():\n    pass\n")  # as before 1937723
     env = ours_environment(older, "openblas", {**os.environ, "LD_PRELOAD": ""})
     assert env["PYTHONPATH"].split(os.pathsep) == [str(older), str(ROOT)], "its package first, then scripts"
@@ -166,3 +168,9 @@ def test_long_prompt_benchmark_prints_the_peak_memory_with_and_without_prefill_b
     tokens = [line.split("tokens ")[1].split(";")[0] for line in lines]
     assert tokens[0] == tokens[1], f"blocks changed the tokens: {lines}"
     assert 0 < peaks[0] < peaks[1], f"blocks should lower the peak: {peaks}"
+
+
+def test_character_error_rate_counts_edits_per_reference_character():
+    assert character_error_rate("kitten", "sitting") == pytest.approx(3 / 6)
+    assert character_error_rate("a  b", "a b") == 0.0, "whitespace runs are collapsed"
+    assert character_error_rate("", "") == 0.0 and character_error_rate("", "x") == 1.0

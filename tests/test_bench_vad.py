@@ -1,4 +1,4 @@
-"""The Silero VAD benchmarks' quick lanes run end to end from the repository root, as the README runs them."""
+"""The Silero VAD benchmarks' quick lanes run end to end from the repository root, as docs/vad.md runs them."""
 
 import subprocess
 import sys

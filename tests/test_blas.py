@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from mlx_qwen3asr.blas import chosen_library, installed_library, library_paths
+from mlx_qwen3asr.runtime.blas import chosen_library, installed_library, library_paths
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRY_POINTS = ["mlx_qwen3asr", "app", "mlx_qwen3asr.convert.cli", "mlx_qwen3asr.server"]
+ENTRY_POINTS = ["mlx_qwen3asr", "mlx_qwen3asr_app", "mlx_qwen3asr.convert.cli", "mlx_qwen3asr.server"]
 INSTALLED = installed_library(chosen_library()) if chosen_library() else None
 
 
@@ -54,7 +54,7 @@ def test_a_restart_that_still_lacks_a_fast_blas_warns_once_instead_of_looping():
 
 def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
     done = subprocess.run(
-        [sys.executable, str(ROOT / "mlx_qwen3asr" / "blas.py")],
+        [sys.executable, str(ROOT / "mlx_qwen3asr" / "runtime" / "blas.py")],
         capture_output=True,
         text=True,
         env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"},
@@ -69,7 +69,7 @@ def test_env_sh_preloads_the_same_blas_the_entry_points_choose():
 
 @pytest.mark.skipif(not LINUX, reason="the BLAS thread count is Linux's preloaded library's")
 def test_threads_sets_the_preloaded_blas_count_for_a_block_and_restores_it():
-    from mlx_qwen3asr import blas
+    from mlx_qwen3asr.runtime import blas
 
     assert blas.thread_count() >= 1, "scripts/test.sh preloads a BLAS whose thread count can be read"
     with blas.threads(2):  # MKL reports at most the machine's cores: stay within 2
@@ -85,7 +85,7 @@ ROUTED = LINUX and INSTALLED is not None and "+" in chosen_library()
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
 def test_threads_behind_the_router_sets_both_libraries_counts():
     """Two CPU streams (model/two_streams.py) need one thread per stream in the library of many rows too."""
-    from mlx_qwen3asr import blas
+    from mlx_qwen3asr.runtime import blas
 
     assert "+" in blas.known_library(blas.global_cblas()), "scripts/test.sh preloads the router here"
     wide_threads = ctypes.CDLL(None).mlx_qwen3asr_wide_threads  # n < 1 only asks
@@ -117,7 +117,7 @@ for rows in {rows}:
 
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
 def test_the_router_runs_products_of_few_rows_on_mkl_and_of_many_rows_on_openblas():
-    from mlx_qwen3asr.blas import preload_environment
+    from mlx_qwen3asr.runtime.blas import preload_environment
 
     run = _products([1, 16, 31, 32, 145], preload_environment(chosen_library(), dict(os.environ)))
     assert run.returncode == 0 and run.stderr == "", run.stderr
@@ -131,7 +131,7 @@ def test_the_router_runs_products_of_few_rows_on_mkl_and_of_many_rows_on_openbla
 def test_the_router_sends_tiny_products_by_their_rows_whatever_ran_before():
     """Determinism: the two libraries give different bits for the same product, so the choice must not
     depend on history (a rule that kept tiny products on the library of the product before did)."""
-    from mlx_qwen3asr.blas import preload_environment
+    from mlx_qwen3asr.runtime.blas import preload_environment
 
     # an encoder's short last window (attention of 26 rows) after its wide layers; a decode step's scores
     run = _products([145, -26, -26, 1, -26, -1], preload_environment(chosen_library(), dict(os.environ)))
@@ -142,7 +142,7 @@ def test_the_router_sends_tiny_products_by_their_rows_whatever_ran_before():
 
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
 def test_the_router_without_its_second_blas_says_so_once_and_runs_everything_on_mkl():
-    from mlx_qwen3asr.blas import ROUTER_WIDE_VARIABLE, preload_environment
+    from mlx_qwen3asr.runtime.blas import ROUTER_WIDE_VARIABLE, preload_environment
 
     env = {**preload_environment(chosen_library(), dict(os.environ)), ROUTER_WIDE_VARIABLE: "/nowhere/libopenblas.so"}
     run = _products([1, 145], env)
@@ -157,7 +157,7 @@ def test_the_router_without_its_second_blas_says_so_once_and_runs_everything_on_
 
 @pytest.mark.skipif(not ROUTED, reason="the router runs on Linux x86-64 with MKL, OpenBLAS and a C compiler")
 def test_without_a_c_compiler_the_choice_falls_back_to_mkl_alone(tmp_path):
-    code = "from mlx_qwen3asr.blas import chosen_library; print(chosen_library())"
+    code = "from mlx_qwen3asr.runtime.blas import chosen_library; print(chosen_library())"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(tmp_path), "CC": "/nowhere/cc"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.split() == ["mkl"], done.stderr

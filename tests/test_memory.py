@@ -18,7 +18,7 @@ from mlx.utils import tree_flatten
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.load import tensor_bytes
-from mlx_qwen3asr.memory import cgroup_headroom, cgroup_limit
+from mlx_qwen3asr.runtime.memory import cgroup_headroom, cgroup_limit
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
@@ -120,7 +120,7 @@ def test_the_address_space_limit_bounds_what_is_available(tmp_path):
     """The check run under a limit of what is mapped now + the threads' reserve + 300 MB."""
     script = (
         "import resource, sys\n"
-        "from mlx_qwen3asr.memory import address_space_in_use, available_memory, thread_reserve\n"
+        "from mlx_qwen3asr.runtime.memory import address_space_in_use, available_memory, thread_reserve\n"
         "limit = address_space_in_use() + thread_reserve() + 300_000_000\n"
         "resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))\n"
         "print(available_memory())\n"

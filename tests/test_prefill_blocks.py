@@ -10,7 +10,7 @@ from goldens import AUDIO, CLIPS, VARIANTS, load_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr import generate
-from mlx_qwen3asr.interrupt import Interrupted, interruptible
+from mlx_qwen3asr.runtime.interrupt import Interrupted, interruptible
 
 
 @pytest.mark.parametrize("clip", CLIPS)

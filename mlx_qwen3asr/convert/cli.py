@@ -15,9 +15,9 @@ from typing import Optional
 
 import mlx.core as mx
 
-from ..blas import ensure_fast_blas
-from ..lifecycle import releases_mlx_streams
 from ..load import DEFAULT_MODEL, DTYPES, read_config, skeleton, slow_quantized_note
+from ..runtime.blas import ensure_fast_blas
+from ..runtime.lifecycle import releases_mlx_streams
 from .align_fidelity import alignment_fidelity_lines, check_alignment_fidelity
 from .converter import BITS, FLOAT, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
 from .fidelity import Fidelity, check_fidelity

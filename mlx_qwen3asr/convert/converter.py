@@ -44,8 +44,8 @@ from ..families import DEFAULT_KIND, FAMILIES, model_type, original_release
 from ..hub import resolve_model_path
 from ..layout import SIDE_FILES
 from ..load import DTYPES, LOAD_OVERHEAD, checked_skeleton, load_weights, read_config
-from ..memory import ensure_memory
 from ..recogniser import Recogniser
+from ..runtime.memory import ensure_memory
 from ..weights import weight_files
 from .writer import ShardWriter, staging_folder
 

@@ -37,7 +37,7 @@ from typing import Optional
 import mlx.core as mx
 import mlx.nn as nn
 
-from .. import blas
+from ..runtime import blas
 
 _per_thread = threading.local()
 

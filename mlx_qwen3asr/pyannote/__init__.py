@@ -6,8 +6,7 @@ for turn in mq.diarize("meeting.wav", diarizer).turns:
     print(turn.start, turn.end, turn.speaker)
 """
 
-from .config import DEFAULT_DIARIZER, DIARIZER_FILES, is_diarizer_folder
 from .pipeline import Diarizer, diarize
 from .turns import Diarization, Turn
 
-__all__ = ["DEFAULT_DIARIZER", "DIARIZER_FILES", "Diarization", "Diarizer", "Turn", "diarize", "is_diarizer_folder"]
+__all__ = ["Diarization", "Diarizer", "Turn", "diarize"]

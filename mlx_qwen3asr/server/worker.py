@@ -26,7 +26,7 @@ from typing import Optional, TypeVar
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.interrupt import Interrupted, interruptible
+from mlx_qwen3asr.runtime.interrupt import Interrupted, interruptible
 
 from .transcription import FileJob, ServedModels, transcribe_many
 

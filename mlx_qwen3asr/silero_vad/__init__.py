@@ -9,20 +9,8 @@ The family's facts (16 kHz, 512-sample windows, 64 samples of context) live in m
 segmenting rule's defaults in timestamps.py.
 """
 
-from .model import CONTEXT, SAMPLE_RATE, WINDOW, Model
 from .stream import VadStream
 from .timestamps import SpeechRule
 from .vad import VAD_CHOICES, SileroVad, load_vad, vad_by_name
 
-__all__ = [
-    "CONTEXT",
-    "SAMPLE_RATE",
-    "WINDOW",
-    "Model",
-    "SileroVad",
-    "SpeechRule",
-    "VadStream",
-    "VAD_CHOICES",
-    "load_vad",
-    "vad_by_name",
-]
+__all__ = ["VAD_CHOICES", "SileroVad", "SpeechRule", "VadStream", "load_vad", "vad_by_name"]

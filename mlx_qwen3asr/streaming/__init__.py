@@ -8,20 +8,7 @@ WindowSession (window_session.py): the window engine with LiveSession's events.
 from .events import Event
 from .live import LiveSession
 from .live_stats import LiveStats
-from .transcriber import (
-    CLOSE_PAUSE_SECONDS,
-    LEAD_IN_SECONDS,
-    SEARCH_SECONDS,
-    UNFIXED_DECODES,
-    Engine,
-    StreamingTranscriber,
-    StreamingTuning,
-    Update,
-    joined,
-)
+from .transcriber import StreamingTranscriber, StreamingTuning, Update
 from .window_session import WindowSession
 
-__all__ = [
-    "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
-    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "WindowSession", "joined",
-]  # fmt: skip
+__all__ = ["Event", "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "WindowSession"]

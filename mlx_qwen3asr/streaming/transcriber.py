@@ -31,7 +31,6 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..allocator import release_window
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
@@ -39,6 +38,7 @@ from ..generate import Decoding
 from ..options import DecodeOptions, token_budget
 from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser
+from ..runtime.allocator import release_window
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
 from .updates import StreamingTuning, Update, Window

@@ -17,7 +17,7 @@
 
 Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the
 machine's description), machine_load.py (load probe, --busy background), sources.py (the package at
-an older commit), bare_products.py (the limit overhead compares with). workers/: one side of a
-comparison in its own process (protocol.py; ours.py; official.py and official_align.py in a torch +
-qwen-asr environment).
+an older commit), bare_products.py (the limit overhead compares with), metrics.py (character error
+rate: streamed against offline text). workers/: one side of a comparison in its own process
+(protocol.py; ours.py; official.py and official_align.py in a torch + qwen-asr environment).
 """

@@ -14,7 +14,7 @@
 Models are random weights (no downloads): --size 0.6b has the real Qwen3-ASR-0.6B config (the real
 compute; its text is meaningless, so --tokens fixes the decode length), --size tiny the test config.
 Usage: .venv/bin/python -m scripts.bench.files [--size tiny|0.6b] [--files 40] [--seconds 4] [--runs 2]
-Run it through scripts/env.sh (or with the BLAS preload of mlx_qwen3asr/blas.py) on Linux.
+Run it through scripts/env.sh (or with the BLAS preload of mlx_qwen3asr/runtime/blas.py) on Linux.
 """
 
 import argparse
@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.testing.signals import burst, write_wav
 

@@ -27,13 +27,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
+from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr_app.replay import FileSource
 from mlx_qwen3asr_app.transcript import write_float_wav
 from mlx_qwen3asr_app.worker import Worker, make_queue
-
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas
-from mlx_qwen3asr.streaming.utterances import make_engine
 from scripts.bench.common import CACHE_DIR, random_checkpoint
 
 RATE = mq.SAMPLE_RATE

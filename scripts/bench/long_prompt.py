@@ -17,7 +17,7 @@ import mlx.core as mx
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr import generate
-from mlx_qwen3asr.blas import ensure_fast_blas
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.prefix import AUDIO, context_of
 
 

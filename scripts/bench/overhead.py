@@ -14,8 +14,8 @@
 
 Every time is the median of --runs runs after --warmup runs. On a shared machine only ratios
 measured side by side in one run mean much. `--quick` uses the tiny test config and small sizes.
-On Linux preload the BLAS that mlx_qwen3asr/blas.py chooses (scripts/env.sh does; by hand:
-eval "$(.venv/bin/python mlx_qwen3asr/blas.py)"): the mlx[cpu] wheel links a reference BLAS that is
+On Linux preload the BLAS that mlx_qwen3asr/runtime/blas.py chooses (scripts/env.sh does; by hand:
+eval "$(.venv/bin/python mlx_qwen3asr/runtime/blas.py)"): the mlx[cpu] wheel links a reference BLAS that is
 ~60x slower.
 """
 
@@ -33,10 +33,10 @@ import mlx.core as mx
 from rich.table import Table
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas
 from mlx_qwen3asr.convert import Recipe, convert
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.recogniser import encode_audio
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.bare_products import limits
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint

@@ -30,18 +30,28 @@ def source_tree(rev: str, cache_dir: Path) -> Path:
     return folder
 
 
-CHOOSE = """import json, os, sys
-from mlx_qwen3asr.blas import chosen_library, preload_environment
+CHOOSE = """import importlib, json, os, sys
+blas = importlib.import_module(sys.argv[2])
+chosen_library, preload_environment = blas.chosen_library, blas.preload_environment
 print(json.dumps(preload_environment(sys.argv[1] or chosen_library() or "reference", dict(os.environ))))"""
+
+
+def blas_module(root: Path) -> str:
+    """Where the tree at `root` keeps its BLAS choice: mlx_qwen3asr/runtime/ since issue 39, the package root before."""
+    return (
+        "mlx_qwen3asr.runtime.blas" if (root / "mlx_qwen3asr" / "runtime" / "blas.py").exists() else "mlx_qwen3asr.blas"
+    )
 
 
 def ours_environment(root: Path, blas: str, base: dict) -> dict:
     """`base` with BLAS `blas` ("": the tree's own choice) preloaded the way the package at `root` does it."""
     # Trees older than preload_environment() only ever preloaded one library: today's code does that the same way.
-    chooser = root if "def preload_environment" in (root / "mlx_qwen3asr" / "blas.py").read_text() else ROOT
+    source = root / Path(*blas_module(root).split(".")).with_suffix(".py")
+    chooser = root if "def preload_environment" in source.read_text() else ROOT
     env = {**base, "PYTHONPATH": str(chooser)}
     # cwd: `python -c` looks in the working directory first
-    done = subprocess.run([sys.executable, "-c", CHOOSE, blas], env=env, cwd=chooser, capture_output=True, text=True)
+    command = [sys.executable, "-c", CHOOSE, blas, blas_module(chooser)]
+    done = subprocess.run(command, env=env, cwd=chooser, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"the package at {root} could not set up BLAS {blas or '(its choice)'}: {done.stderr.strip()}")
     return {**json.loads(done.stdout), "PYTHONPATH": os.pathsep.join(dict.fromkeys([str(root), str(ROOT)]))}

@@ -30,13 +30,13 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas
-from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
 from scripts.bench.clips import fixture, fixture_names
 from scripts.bench.common import CACHE_DIR, random_checkpoint
+from scripts.bench.metrics import character_error_rate
 
 RANDOM_TOKENS_PER_RUN = 12
 CONFIGS = {

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.common import CACHE_DIR, ROOT, machine, random_checkpoint
 
 CLIPS = ROOT / "tests" / "fixtures" / "silero_vad"

@@ -34,7 +34,7 @@ from typing import Optional
 
 from rich.table import Table
 
-from mlx_qwen3asr.blas import THREAD_VARIABLES
+from mlx_qwen3asr.runtime.blas import THREAD_VARIABLES
 from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint, random_funasr
 from scripts.bench.machine_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
 from scripts.bench.sources import ours_environment, source_tree

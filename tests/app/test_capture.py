@@ -3,13 +3,15 @@ silently, a lost device is reported, finalised and reopened. (The real PortAudio
 end to end in test_dictation_mic.py.)"""
 
 import queue
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from app.capture import Block, Gap, Marker, MicSource
-from app.errors import AppError
+from mlx_qwen3asr_app.capture import Block, Gap, Marker, MicSource
+from mlx_qwen3asr_app.errors import AppError
 
 
 class FakePortAudioError(Exception):
@@ -182,3 +184,17 @@ def test_without_stream_times_the_wall_clock_detects_a_long_stall_but_not_jitter
         sd.streams[0].callback(block, 1440, adc(0.0), status())  # 0: the host API gives no stream time
     kinds = [type(blocks.get_nowait()).__name__ for _ in range(blocks.qsize())]
     assert kinds == ["Block"] * 4 + ["Gap", "Block"] and mic.overflows == 1, (kinds, mic.overflows)
+
+
+def test_without_the_dictate_extra_the_app_says_in_one_line_how_to_install_it():
+    """sounddevice comes with `pip install 'mlx-qwen3asr[dictate]'`: the library runs without it."""
+    code = (
+        "import sys; sys.modules['sounddevice'] = None  # as if not installed\n"
+        "from mlx_qwen3asr_app.__main__ import main; sys.exit(main(['--list-devices']))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1, (run.returncode, run.stderr)
+    assert run.stderr.splitlines() == [
+        "error: sounddevice is not installed (the microphone needs it): pip install 'mlx-qwen3asr[dictate]', "
+        "or use --input FILE.wav"
+    ], run.stderr

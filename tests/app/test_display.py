@@ -4,8 +4,8 @@ import io
 
 from rich.console import Console
 
-from app.display import LiveDisplay, PlainDisplay, level_meter, status_line
-from app.stats import SessionStats
+from mlx_qwen3asr_app.display import LiveDisplay, PlainDisplay, level_meter, status_line
+from mlx_qwen3asr_app.stats import SessionStats
 
 
 def test_status_line_shows_level_language_latency_rtf_overflows_and_elapsed():

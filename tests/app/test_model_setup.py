@@ -7,8 +7,8 @@ import mlx.core as mx
 import pytest
 
 import mlx_qwen3asr as mq
-from app.errors import AppError
-from app.model_setup import converted_folder, converted_model, load_model
+from mlx_qwen3asr_app.errors import AppError
+from mlx_qwen3asr_app.model_setup import converted_folder, converted_model, load_model
 
 
 def test_a_model_is_converted_once_and_the_conversion_is_reused(tiny_checkpoint, tmp_path):

@@ -11,8 +11,8 @@ import pytest
 from dictation_helpers import ROOT, app_command, app_env
 from test_dictation_e2e import Tmux
 
-from app.errors import AppError
-from app.outputs import MAC_KEYSTROKE, Delivery
+from mlx_qwen3asr_app.errors import AppError
+from mlx_qwen3asr_app.outputs import MAC_KEYSTROKE, Delivery
 
 X_TOOLS = ("Xvfb", "xclip", "xdotool", "xdpyinfo")
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from dictation_helpers import RATE, burst, write_wav
 
-from app.capture import Block, Marker
-from app.errors import AppError
-from app.replay import FileSource
+from mlx_qwen3asr_app.capture import Block, Marker
+from mlx_qwen3asr_app.errors import AppError
+from mlx_qwen3asr_app.replay import FileSource
 
 
 class FakeTime:

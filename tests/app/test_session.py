@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.session import StopSignals
+from mlx_qwen3asr_app.session import StopSignals
 
 
 def test_first_signal_stops_gracefully_and_the_second_exits_at_once():

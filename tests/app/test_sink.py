@@ -5,10 +5,10 @@ import json
 
 import numpy as np
 
-from app.display import PlainDisplay
-from app.sink import EventSink
-from app.transcript import TranscriptFile
 from mlx_qwen3asr.streaming import Event
+from mlx_qwen3asr_app.display import PlainDisplay
+from mlx_qwen3asr_app.sink import EventSink
+from mlx_qwen3asr_app.transcript import TranscriptFile
 
 TEXTS = ["Dear Ann,\nthanks for the notes.", "First point:\r\n  the budget.\n\n", "Done\u2028for\u3000today."]
 

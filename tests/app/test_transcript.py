@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from app.errors import AppError
-from app.options import parse_args
-from app.sink import with_words
-from app.transcript import AudioSaver, KeptWriter, TranscriptFile, timestamp
 from mlx_qwen3asr.streaming import Event
+from mlx_qwen3asr_app.errors import AppError
+from mlx_qwen3asr_app.options import parse_args
+from mlx_qwen3asr_app.sink import with_words
+from mlx_qwen3asr_app.transcript import AudioSaver, KeptWriter, TranscriptFile, timestamp
 
 
 def commit(text: str, start: float = 0.0, audio=None) -> Event:
@@ -109,7 +109,7 @@ def test_a_full_disk_to_the_end_puts_the_unwritten_lines_in_the_temp_folder_and_
 HALF_WRITE = """
 import resource, signal, sys
 from mlx_qwen3asr.streaming import Event
-from app.transcript import TranscriptFile
+from mlx_qwen3asr_app.transcript import TranscriptFile
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (10, 10))  # the disk fills 10 bytes in
 out = TranscriptFile(sys.argv[1])

@@ -349,9 +349,9 @@ def test_nine_channels_first_are_nine_channels_not_nine_samples():
 
 
 def test_the_layout_rule_is_stated_where_users_read_it_with_the_limit_the_code_uses():
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    handling = readme[readme.index("Input handling:") :].split("\n\n")[0]
-    for where, text in (("prepare_audio's docstring", prepare_audio.__doc__), ("README input handling", handling)):
+    guide = (Path(__file__).parents[2] / "docs" / "transcribing.md").read_text(encoding="utf-8")
+    handling = guide[guide.index("Input handling:") :].split("\n\n")[0]
+    for where, text in (("prepare_audio's docstring", prepare_audio.__doc__), ("docs/transcribing.md", handling)):
         assert f"at most {MAX_CHANNELS}" in " ".join(text.split()), f"{where} must state the channel limit"
         assert "(3, 3), (5, 4)" in handling and "(9, 16000)" in " ".join(text.split()), f"{where}: the examples"
     assert "at most 8" not in prepare_audio.__doc__, "the docstring's old limit"

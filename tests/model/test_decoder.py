@@ -4,9 +4,9 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
-from mlx_qwen3asr import blas
 from mlx_qwen3asr.model.cache import KVCache, batch_cache
 from mlx_qwen3asr.model.two_streams import side_stream, two_streams
+from mlx_qwen3asr.runtime import blas
 
 
 def test_cached_decoding_equals_the_full_forward_pass(tiny_model):

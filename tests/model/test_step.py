@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import blas
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.model.step import DecodeStep
 from mlx_qwen3asr.model.two_streams import side_stream, two_streams
+from mlx_qwen3asr.runtime import blas
 
 
 def plain_tokens(model, embeddings, cache, n):

@@ -3,8 +3,7 @@
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.pyannote import is_diarizer_folder
-from mlx_qwen3asr.pyannote.config import read_pipeline_config
+from mlx_qwen3asr.pyannote.config import is_diarizer_folder, read_pipeline_config
 
 
 def test_load_recognises_the_release_folder_by_its_config(diarizer_dir, diarizer):

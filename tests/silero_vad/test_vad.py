@@ -8,7 +8,7 @@ import pytest
 from safetensors.numpy import load_file
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.silero_vad import Model
+from mlx_qwen3asr.silero_vad.model import Model
 from mlx_qwen3asr.silero_vad.stream import Evaluated, probabilities_of
 from mlx_qwen3asr.silero_vad.vad import WEIGHTS
 from scripts.extract_silero_vad import SHA256, tensor_sha256

@@ -1,7 +1,7 @@
 """A long streaming session keeps its memory: what MLX holds (arrays in use + freed buffers kept for
 reuse) after its twentieth window is no more than after its first few. Each window's arrays have
 sizes of their own; freed buffers kept across windows were seldom reused and piled up to the
-allocator's cap (README, "Streaming": +1.6 GB of RSS in 12 minutes on the tiny model)."""
+allocator's cap (docs/streaming.md, "Numbers": +1.6 GB of RSS in 12 minutes on the tiny model)."""
 
 from pathlib import Path
 

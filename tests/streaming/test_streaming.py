@@ -9,7 +9,6 @@ import pytest
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio import resample
 from mlx_qwen3asr.generate import find_loop
-from mlx_qwen3asr.metrics import character_error_rate
 from mlx_qwen3asr.qwen3asr.answer import parse_output, parse_partial
 from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
 from mlx_qwen3asr.qwen3asr.encoder_cache import EncoderCache
@@ -268,12 +267,6 @@ def test_rollback_never_ends_inside_a_utf8_character(tiny_model):
         assert "\ufffd" not in tokenizer.decode(kept), (n, kept)
         assert len(kept) <= len(ids) - n
     assert rollback(tokenizer, ids, len(ids), floor=4) == ids[:4], "never below the committed ids"
-
-
-def test_character_error_rate():
-    assert character_error_rate("kitten", "sitting") == pytest.approx(3 / 6)
-    assert character_error_rate("a  b", "a b") == 0.0, "whitespace runs are collapsed"
-    assert character_error_rate("", "") == 0.0 and character_error_rate("", "x") == 1.0
 
 
 # --- the real decoder on the tiny model ------------------------------------------------------------

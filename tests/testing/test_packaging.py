@@ -13,11 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_pyproject_lists_every_package_folder():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
-    folders = {".".join(init.parent.relative_to(ROOT).parts) for init in (ROOT / "mlx_qwen3asr").rglob("__init__.py")}
-    folders |= {
-        "mlx_qwen3asr_app" + "".join("." + p for p in init.parent.relative_to(ROOT / "app").parts)
-        for init in (ROOT / "app").rglob("__init__.py")
-    }
+    inits = [*(ROOT / "mlx_qwen3asr").rglob("__init__.py"), *(ROOT / "mlx_qwen3asr_app").rglob("__init__.py")]
+    folders = {".".join(init.parent.relative_to(ROOT).parts) for init in inits}
     assert folders == listed, f"pyproject.toml packages differ from the package folders: {folders ^ listed}"
 
 
@@ -42,7 +39,7 @@ def test_every_python_dash_m_command_in_the_docs_help_and_scripts_runs_in_an_ins
         *(ROOT / "docs").glob("*.md"),
         *(p for p in (ROOT / "scripts").rglob("*") if p.is_file()),
     ]
-    files += [*(ROOT / "mlx_qwen3asr").rglob("*.py"), *(ROOT / "app").rglob("*.py")]
+    files += [*(ROOT / "mlx_qwen3asr").rglob("*.py"), *(ROOT / "mlx_qwen3asr_app").rglob("*.py")]
     named: dict[str, set[str]] = {}
     for file in files:
         for name in RUN_MODULE.findall(file.read_text(encoding="utf-8", errors="replace")):

@@ -23,7 +23,11 @@ import mlx.core as mx
 from mlx.utils import tree_flatten
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import global_cblas
+
+try:
+    from mlx_qwen3asr.runtime.blas import global_cblas
+except ImportError:  # an older tree (ours@REV from before issue 39): blas.py at the package root
+    from mlx_qwen3asr.blas import global_cblas
 from mlx_qwen3asr.generate import generate_steps
 from mlx_qwen3asr.recogniser import encode_audio
 from scripts.bench.clips import clip

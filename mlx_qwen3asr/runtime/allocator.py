@@ -15,7 +15,7 @@ window's arrays have other sizes than the last one's, so kept buffers were seldo
 up to the cap. A StreamingTranscriber session on the tiny model grew from 617 to 2273 MB of RSS in 12
 minutes of speech with them kept, and stayed within 401-546 MB with them given back. The price is
 speed where steps are mostly allocation (the tiny model: a 30-minute session took 193-200 s against
-164-168 s, at a load of 15-20; README, "Streaming": the table of a long session).
+164-168 s, at a load of 15-20; docs/streaming.md, "Numbers": the table of a long session).
 """
 
 import mlx.core as mx

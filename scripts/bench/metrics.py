@@ -1,4 +1,4 @@
-"""Text accuracy metrics (for comparing streamed with offline text, or either with a reference)."""
+"""Text accuracy metrics for the benchmarks (streamed against offline text, or either against a reference)."""
 
 import numpy as np
 

@@ -2,8 +2,8 @@
 
 import sys
 
-from mlx_qwen3asr.blas import ensure_fast_blas
-from mlx_qwen3asr.lifecycle import releases_mlx_streams
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas
+from mlx_qwen3asr.runtime.lifecycle import releases_mlx_streams
 
 from .errors import AppError
 from .options import parse_args

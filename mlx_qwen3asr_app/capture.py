@@ -67,6 +67,11 @@ class Marker(Enum):
 def import_sounddevice():
     try:
         import sounddevice
+    except ImportError as e:  # the library does not need it: it comes with the [dictate] extra
+        raise AppError(
+            "sounddevice is not installed (the microphone needs it): pip install 'mlx-qwen3asr[dictate]', "
+            "or use --input FILE.wav"
+        ) from e
     except OSError as e:  # sounddevice raises OSError when libportaudio is missing
         raise AppError(
             "PortAudio library not found: install it (macOS: brew install portaudio; "

@@ -6,7 +6,7 @@
         MLX_QWEN3ASR_BLAS=name, else the first of PREFERENCE installed    -> re-execute this same command
                                                                              with it in LD_PRELOAD (once)
         otherwise                                                         -> one warning with the fix
-    scripts/env.sh (run.sh, test.sh) -> `python mlx_qwen3asr/blas.py` -> the same choice as shell exports
+    scripts/env.sh (run.sh, test.sh) -> `python mlx_qwen3asr/runtime/blas.py` -> the same choice as shell exports
 
 The mlx[cpu] wheel for Linux bundles the reference BLAS: one clip took 50.8 s on it and 10.0 s
 with OpenBLAS preloaded. Preloading is the only way to swap it, and a preload takes effect only
