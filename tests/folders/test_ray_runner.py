@@ -17,7 +17,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 TOKENS = 6
 FILES = 8
-WORKERS = mq.RayOptions(workers=2, cpus=1)  # one actor a node
+WORKERS = mq.RayRunner(workers=2, cpus=1)  # one actor a node
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,7 @@ def _run(archive, checkpoint, out, then=lambda outcome: None):
         formats=["json"],
         options=mq.DecodeOptions(max_new_tokens=TOKENS),
         dtype="float32",
-        ray=WORKERS,
+        runner=WORKERS,
         on_file=report,
     )
     return summary, seen
@@ -108,7 +108,7 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
     empty = tmp_path / "not-a-model"
     empty.mkdir()
     with pytest.raises(ValueError) as error:
-        mq.transcribe_files([archive], empty, tmp_path / "out", ray=WORKERS)
+        mq.transcribe_files([archive], empty, tmp_path / "out", runner=WORKERS)
     message = str(error.value)
     assert message.startswith("on node ") and f"No config.json in {empty}" in message, message
     assert "same path on every node" in message and "\n" not in message
@@ -119,9 +119,9 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
 @pytest.mark.parametrize(
     "asked, expected",
     [
-        (mq.RayOptions(workers=3, cpus=1), "3 Ray worker(s) with {'CPU': 1.0} each do not fit"),
+        (mq.RayRunner(workers=3, cpus=1), "3 Ray worker(s) with {'CPU': 1.0} each do not fit"),
         (
-            mq.RayOptions(resources={"apple_gpu": 1}),
+            mq.RayRunner(resources={"apple_gpu": 1}),
             "a Ray worker(s) with {'CPU': 1.0, 'apple_gpu': 1.0} each do not fit",
         ),
     ],
@@ -130,7 +130,7 @@ def test_workers_the_cluster_cannot_hold_are_refused_in_one_line(
     cluster, archive, tiny_checkpoint, tmp_path, asked, expected
 ):
     with pytest.raises(RuntimeError) as error:
-        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, ray=asked)
+        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, runner=asked)
     message = str(error.value)
     assert message.startswith(expected) and "CPU=1; CPU=1" in message and "\n" not in message, message
 
