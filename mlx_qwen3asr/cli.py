@@ -10,7 +10,7 @@ Both roads decode with one FolderSpec through folders.decode_files: files decode
 caches would take over a quarter of memory). On long work a progress bar (audio done / total, ETA;
 with -o files done / total) goes to stderr on a terminal.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
-`--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker").
+`--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker"), with -o too.
 """
 
 import argparse
