@@ -72,9 +72,8 @@ def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
-        spec.model.prompt_ids(0, spec.options.context, spec.options.language, spec.options.hotwords)
-        spec.options.check_context(spec.model.tokenizer)  # before any audio is read
+    try:  # what this model cannot be asked (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
+        spec.options.check(spec.model)  # before any audio is read
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

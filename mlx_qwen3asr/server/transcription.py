@@ -57,7 +57,7 @@ def transcribe_many(
 
     results = mq.transcribe_batch(
         [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
-        on_segment=segment_done, on_progress=lambda seconds: between_waves(), prefix_cache=models.prefixes,
+        on_segment=segment_done, between_waves=between_waves, prefix_cache=models.prefixes,
         vad=models.vad if models.vad_files else None,
     )  # fmt: skip
     for job, result in zip(jobs, results):

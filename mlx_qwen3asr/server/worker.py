@@ -25,7 +25,6 @@ from typing import Optional, TypeVar
 
 import mlx.core as mx
 
-import mlx_qwen3asr as mq
 from mlx_qwen3asr.interrupt import Interrupted, interruptible
 
 from .transcription import FileJob, ServedModels, transcribe_many
@@ -60,13 +59,11 @@ class ModelWorker:
         *,
         batch_size: int = 4,
         max_queue: int = 64,
-        transcribe: Callable[..., list[mq.Transcription]] = transcribe_many,
     ):
-        """load: makes (and warms) the models on the worker thread. max_queue: requests admitted and
-        not yet answered; more get Busy. transcribe(models, jobs, batch_size, between_waves): the
-        batch engine call (a test seam)."""
+        """load: makes (and warms) the models on the worker thread (tests: a fake model in them).
+        max_queue: requests admitted and not yet answered; more get Busy."""
         self.batch_size, self.max_queue = batch_size, max_queue
-        self._load, self._transcribe = load, transcribe
+        self._load = load
         self._wake = threading.Condition()
         self._files: collections.deque[tuple[FileJob, Future]] = collections.deque()
         self._live: collections.deque[tuple[Callable, Future]] = collections.deque()
@@ -121,7 +118,7 @@ class ModelWorker:
         with self._wake:
             queued = {"queued_jobs": len(self._files), "open_requests": self._open_requests,
                       "live_steps_waiting": len(self._live)}  # fmt: skip
-        if isinstance(self.models, ServedModels):  # the prompt heads kept by context
+        if self.models is not None:  # the prompt heads kept by context
             queued["prefix_cache"] = self.models.prefixes.stats()
         return {**queued, **self.counts}
 
@@ -188,7 +185,7 @@ class ModelWorker:
     def _run_batch(self, batch: list[tuple[FileJob, Future]]) -> None:
         start = time.perf_counter()
         try:
-            results = self._transcribe(self.models, [job for job, _ in batch], self.batch_size, self._live_turn)
+            results = transcribe_many(self.models, [job for job, _ in batch], self.batch_size, self._live_turn)
         except Exception as e:  # noqa: BLE001 - not swallowed: every request in the batch gets it
             log.exception("transcription failed")
             self._count("failed", len(batch))
