@@ -24,7 +24,7 @@ from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
 from .limits import DEFAULT_MAX_AUDIO_SECONDS, TOKENIZING_AT_ONCE
 from .responses import render, sse, text_delta, text_done
-from .transcription import FileJob
+from .transcription import UploadJob
 from .uploads import decode_audio, read_request
 from .worker import Busy, ModelWorker
 
@@ -53,11 +53,11 @@ async def transcriptions(request: Request) -> Response:
     await run_in_threadpool(checked_options, state, options)  # tokenizing a long prompt takes a while
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
-        job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
+        job = UploadJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
         (future,) = _submit(state.worker, [job])
         future.add_done_callback(lambda _: loop.call_soon_threadsafe(segments.put_nowait, None))  # after them all
         return StreamingResponse(_events(request, future, segments), media_type="text/event-stream")
-    futures = _submit(state.worker, [FileJob(wave, options, words=fields.words)])
+    futures = _submit(state.worker, [UploadJob(wave, options, words=fields.words)])
     watch = DisconnectWatch(request)
     try:
         result = await watch.result(futures[0])
@@ -80,7 +80,7 @@ def checked_options(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeO
             raise APIError(400, f"`prompt`: {e}", param="prompt") from e
 
 
-def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:
+def _submit(worker: ModelWorker, jobs: list[UploadJob]) -> list:
     try:
         return worker.submit_files(jobs)
     except Busy as e:

@@ -17,7 +17,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.server import main
 from mlx_qwen3asr.server.app import build_app
 from mlx_qwen3asr.server.routes import ServerState
-from mlx_qwen3asr.server.transcription import FileJob, ServedModels
+from mlx_qwen3asr.server.transcription import ServedModels, UploadJob
 from mlx_qwen3asr.server.worker import ModelWorker
 from mlx_qwen3asr.testing.signals import burst
 
@@ -71,8 +71,8 @@ def serving(tiny_model):
     return serve
 
 
-def job(seconds: float = 0.5) -> FileJob:
-    return FileJob(burst(seconds, seed=1), mq.DecodeOptions(max_new_tokens=TOKENS))
+def job(seconds: float = 0.5) -> UploadJob:
+    return UploadJob(burst(seconds, seed=1), mq.DecodeOptions(max_new_tokens=TOKENS))
 
 
 def health(base: str) -> dict:
