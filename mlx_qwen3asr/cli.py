@@ -87,17 +87,18 @@ def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
     total = sum(len(wave) for _, wave in loaded) / SAMPLE_RATE
-    done = 0
+    decoded = []
     with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-        for decoded in decode_files([wave for _, wave in loaded], spec, on_progress=advance):
-            file = loaded[decoded.index][0]
-            if decoded.result is None:
-                print(f"error: {file}: {decoded.error}", file=sys.stderr)
-                continue
-            write_result(file, render(decoded.result, args.format[0], args.timestamps), several=len(args.files) > 1)
-            report_zero_length_words(file, decoded.result)
-            done += 1
-    return 0 if done == len(args.files) else 1
+        for outcome in decode_files([wave for _, wave in loaded], spec, on_progress=advance):
+            decoded.append(outcome)
+            if outcome.result is None:  # a failure at once, one line naming the file and the cause
+                print(f"error: {loaded[outcome.index][0]}: {outcome.error}", file=sys.stderr)
+    for outcome in decoded:  # the transcripts once the bar is gone
+        file = loaded[outcome.index][0]
+        if outcome.result is not None:
+            write_result(file, render(outcome.result, args.format[0], args.timestamps), several=len(args.files) > 1)
+            report_zero_length_words(file, outcome.result)
+    return 0 if len(args.files) == sum(outcome.result is not None for outcome in decoded) else 1
 
 
 def report_zero_length_words(file: str, result) -> None:

@@ -211,6 +211,15 @@ def test_without_ray_installed_ray_runs_fail_in_one_line_naming_the_extra(tmp_pa
     assert os.listdir(tmp_path / "o") == [], "nothing written"
 
 
+def test_a_ray_runner_refuses_a_loaded_model_before_any_work(tmp_path, archive, tiny_model):
+    """Workers load the models themselves: a model loaded here cannot travel to them (nor Ray start)."""
+    folder, _ = archive
+    with pytest.raises(ValueError, match="name the models") as error:
+        mq.transcribe_files([folder], tiny_model, tmp_path / "out", runner=mq.RayRunner())
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "out").exists(), "nothing planned or written"
+
+
 def test_json_outputs_carry_the_aligners_words(tmp_path, archive, tiny_model, tiny_aligner):
     folder, _ = archive
     options = mq.DecodeOptions(max_new_tokens=8)
