@@ -16,8 +16,7 @@ from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .audio.vad import EnergyVad
-from .cluster import RayOptions
-from .files import transcribe_files
+from .folders import LocalRunner, RayRunner, transcribe_files
 from .funasr import FunAsrNano
 from .languages import Languages
 from .load import DEFAULT_MODEL, load
@@ -42,7 +41,8 @@ __all__ = [
     "DecodeOptions",
     "Diarization",
     "Diarizer",
-    "RayOptions",
+    "LocalRunner",
+    "RayRunner",
     "ForcedAligner",
     "FunAsrNano",
     "Languages",

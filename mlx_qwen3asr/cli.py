@@ -2,41 +2,33 @@
 [--hotwords F] [-f FMT] [-o DIR] [--batch-size N]`, and `mlx-qwen3asr serve ...` (the local server, see mlx_qwen3asr/server).
 
 Prints each transcript. With -o DIR the inputs may also be folders (searched for audio) and
-@manifests, and the run is files.transcribe_files': one file per input and -f format mirrored under
+@manifests, and the run is folders.transcribe_files': one file per input and -f format mirrored under
 DIR, resumable (a rerun skips what is done), failures in DIR/failures.jsonl, a summary on stderr;
-`--ray [ADDRESS]` runs it on a Ray cluster (cluster.py).
-Without -o all files are decoded together: their 30 s chunks share batches of --batch-size (default:
-default_batch_size, 16 rows unless their KV caches would take over a quarter of memory). On long
-work a progress bar (audio done / total, ETA; with -o files done / total) goes to stderr on a terminal.
+`--ray [ADDRESS]` runs it on a Ray cluster (folders/ray_runner.py).
+Both roads decode with one FolderSpec through folders.decode_files: files decoded together, their
+30 s chunks sharing batches of --batch-size (default: default_batch_size, 16 rows unless their KV
+caches would take over a quarter of memory). On long work a progress bar (audio done / total, ETA;
+with -o files done / total) goes to stderr on a terminal.
 `--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
-`--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker").
+`--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker"), with -o too.
 """
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
 
 import numpy as np
 
 from .audio.io import SAMPLE_RATE, load_audio
-from .audio.vad import VoiceDetector
 from .cli_parser import build_parser
-from .cluster import RayOptions
-from .families import require_task
-from .files import FileOutcome, decode_group, transcribe_files
+from .folders import FileOutcome, FolderSpec, InputError, LocalRunner, RayRunner, decode_files, transcribe_files
 from .formats import render
-from .load import load, slow_quantized_note
+from .load import slow_quantized_note
 from .options import DecodeOptions
-from .plan import InputError
 from .progress import progress_bar
-from .recogniser import Recogniser
-from .result import Transcription
 from .runtime.blas import ensure_fast_blas
 from .runtime.lifecycle import releases_mlx_streams
 from .silero_vad import vad_by_name
-from .speakers import with_speakers
-from .transcribe import default_batch_size
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
 
@@ -64,27 +56,28 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    spec = FolderSpec(
+        args.model, options, args.dtype, args.aligner, args.diarize, args.batch_size, vad_by_name(args.vad)
+    )
     if args.output_dir:
-        return transcribe_to_folder(args, options)
+        return transcribe_to_folder(args, spec)
+    return transcribe_printed(args, spec)
+
+
+def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
+    """Without -o: the models loaded and the options checked, every file read, then decoded together
+    (folders.decode_files, as with -o) and printed in order; a file that fails is one line on stderr."""
     try:
-        model = load(args.model, dtype=args.dtype)
-        require_task(model, "transcribe", f"--model {args.model}")
-        aligner = load(args.aligner, dtype=args.dtype) if args.aligner else None
-        if aligner is not None:
-            require_task(aligner, "align", f"--aligner {args.aligner}")
-        diarizer = load(args.diarize) if args.diarize else None
-        if diarizer is not None:
-            require_task(diarizer, "diarize", f"--diarize {args.diarize}")
+        spec = spec.loaded(flags=True)
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    try:  # what this model's prompt cannot take (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
-        model.prompt_ids(0, options.context, options.language, options.hotwords)
-        options.check_context(model.tokenizer)  # before any audio is read
+    try:  # what this model cannot be asked (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
+        spec.options.check(spec.model)  # before any audio is read
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    note = slow_quantized_note(bool(model.args.quantization))
+    note = slow_quantized_note(bool(spec.model.args.quantization))
     if note:
         print(note, file=sys.stderr)
     loaded: list[tuple[str, np.ndarray]] = []  # a list, not a dict: the same file may be named twice
@@ -93,38 +86,19 @@ def main(argv=None) -> int:
             loaded.append((file, load_audio(file)))
         except (ValueError, OSError) as e:
             print(f"error: {file}: {e}", file=sys.stderr)
-    batch_size = args.batch_size or default_batch_size(model)
-    results = decode_files(loaded, model, batch_size, options, aligner, vad_by_name(args.vad))
-    if diarizer is not None:
-        results = [r and with_speakers(r, diarizer.diarize(wave)) for (_, wave), r in zip(loaded, results)]
-    for (file, _), result in zip(loaded, results):
-        if result is not None:
-            write_result(file, render(result, args.format[0], args.timestamps), several=len(args.files) > 1)
-            report_zero_length_words(file, result)
-    return 0 if len(args.files) == sum(result is not None for result in results) else 1
-
-
-def decode_files(
-    loaded: list[tuple[str, np.ndarray]],
-    model: Recogniser,
-    batch_size: int,
-    options: DecodeOptions,
-    aligner,
-    vad: Optional[VoiceDetector] = None,
-) -> list[Optional[Transcription]]:
-    """Every file decoded together (their chunks share batches); should that fail, each file alone
-    (files.decode_group), so a fault costs only its own file's result: one line on stderr naming the
-    file and the cause, and None here."""
     total = sum(len(wave) for _, wave in loaded) / SAMPLE_RATE
-    results: list[Optional[Transcription]] = [None] * len(loaded)
+    decoded = []
     with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
-        group = [(i, wave) for i, (_, wave) in enumerate(loaded)]
-        for i, outcome, _ in decode_group(group, model, options, batch_size, aligner, advance, vad):
-            if isinstance(outcome, str):
-                print(f"error: {loaded[i][0]}: {outcome}", file=sys.stderr)
-            else:
-                results[i] = outcome
-    return results
+        for outcome in decode_files([wave for _, wave in loaded], spec, on_progress=advance):
+            decoded.append(outcome)
+            if outcome.result is None:  # a failure at once, one line naming the file and the cause
+                print(f"error: {loaded[outcome.index][0]}: {outcome.error}", file=sys.stderr)
+    for outcome in decoded:  # the transcripts once the bar is gone
+        file = loaded[outcome.index][0]
+        if outcome.result is not None:
+            write_result(file, render(outcome.result, args.format[0], args.timestamps), several=len(args.files) > 1)
+            report_zero_length_words(file, outcome.result)
+    return 0 if len(args.files) == sum(outcome.result is not None for outcome in decoded) else 1
 
 
 def report_zero_length_words(file: str, result) -> None:
@@ -135,9 +109,9 @@ def report_zero_length_words(file: str, result) -> None:
         print(f"note: {file}: {zero} of {len(words)} aligned words have zero length (start == end)", file=sys.stderr)
 
 
-def transcribe_to_folder(args: argparse.Namespace, options: DecodeOptions) -> int:
-    """-o DIR: files.transcribe_files (here or on Ray), transcripts printed as they are written."""
-    ray = args.ray and RayOptions(args.ray, args.workers, args.worker_cpus, args.worker_resources)
+def transcribe_to_folder(args: argparse.Namespace, spec: FolderSpec) -> int:
+    """-o DIR: folders.transcribe_files (here or on Ray), transcripts printed as they are written."""
+    runner = RayRunner(args.ray, args.workers, args.worker_cpus, args.worker_resources) if args.ray else LocalRunner()
     several = len(args.files) > 1 or not Path(args.files[0]).is_file()  # a folder or a manifest
 
     def show(outcome: FileOutcome) -> None:
@@ -150,18 +124,19 @@ def transcribe_to_folder(args: argparse.Namespace, options: DecodeOptions) -> in
     try:
         summary = transcribe_files(
             args.files,
-            args.model,
+            spec.model,
             args.output_dir,
             formats=args.format,
             timestamps=args.timestamps,
-            options=options,
-            batch_size=args.batch_size,
-            dtype=args.dtype,
-            aligner=args.aligner,
-            ray=ray,
+            options=spec.options,
+            batch_size=spec.batch_size,
+            dtype=spec.dtype,
+            aligner=spec.aligner,
+            diarizer=spec.diarizer,
+            vad=spec.vad,
+            runner=runner,
             progress=sys.stderr.isatty(),
             on_file=show,
-            vad=vad_by_name(args.vad),
         )
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -202,8 +177,6 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError(f"--vad {args.vad} is not available with --ray yet: leave out one of them")
     if args.batch_size is not None and args.batch_size < 1:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
-    if args.diarize and args.output_dir:
-        raise ValueError("--diarize labels the printed transcripts; with -o DIR it is not supported yet")
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
     return DecodeOptions.from_files(

@@ -4,23 +4,29 @@ Built at the boundary (keyword arguments of `transcribe` / `StreamingTranscriber
 flags, server fields) and passed down whole, so the layers below never re-check or re-normalise.
 
 The language is a name in any case or an ISO-639-1 code ("en", "English", "english" -> "English");
-which languages a model takes is its family's list, checked where its prompt is made.
+which languages a model takes is its family's list (model.languages).
 The context is free text (names, terms, topic, earlier conversation): text, or a file
 (`--context-file`). Hotwords are terms to recognise (`--hotwords`: a file, one term a line, or a
 comma-separated list); each family puts them where its prompt has room for them (Fun-ASR-Nano: the
 official hotword block; Qwen3-ASR: one comma-separated line after the context). The official
-service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused
-before any audio is decoded (`DecodeOptions.check_context`).
+service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused.
+
+`DecodeOptions.check(model)` is the one check against a model, made where the options meet it (the
+front doors: transcribe_batch, the CLI, the app, a live session, a server request): a language its
+family does not take, the audio placeholder in the context or hotwords, a context over the limit ->
+ValueError, one line, before any audio is decoded.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from .languages import canonical
-from .tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from .recogniser import Recogniser
 
 MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwen3-ASR context
 
@@ -28,6 +34,14 @@ MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwe
 def token_budget(seconds: float) -> int:
     """New tokens allowed for a clip: generous for fast speech (~15 tokens/s) plus the language header."""
     return 32 + int(15 * seconds + 0.999)
+
+
+class OptionError(ValueError):
+    """An option a model cannot be asked (DecodeOptions.check): `option` names it, "language" or "context"."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True)
@@ -81,14 +95,25 @@ class DecodeOptions:
         """The context and the hotwords as one text (for the length limit and the echo check)."""
         return "\n".join(part for part in (self.context, ", ".join(self.hotwords)) if part)
 
-    def check_context(self, tokenizer: Tokenizer) -> None:
-        """ValueError (one line) when the context and hotwords are longer than MAX_CONTEXT_TOKENS tokens."""
+    def check(self, model: "Recogniser") -> "DecodeOptions":
+        """These options when `model` can be asked them, else OptionError (a ValueError, one line): a
+        language its family does not take (model.languages), the audio placeholder in the context or the
+        hotwords, or a context and hotwords longer than MAX_CONTEXT_TOKENS of its tokenizer's tokens."""
+        try:
+            model.languages.check(self.language)
+        except ValueError as e:
+            raise OptionError("language", str(e)) from e
+        tokenizer = model.tokenizer
+        if tokenizer.audio_token in self.prompt_text:  # the official processors fail on a second one
+            raise OptionError("context", f"context and hotwords must not contain {tokenizer.audio_token!r}: remove it")
         tokens = len(tokenizer.encode(self.prompt_text)) if self.prompt_text else 0
         if tokens > MAX_CONTEXT_TOKENS:
-            raise ValueError(
+            raise OptionError(
+                "context",
                 f"the context is {tokens} tokens; the model takes at most {MAX_CONTEXT_TOKENS}: "
-                "shorten it (or the hotword list)"
+                "shorten it (or the hotword list)",
             )
+        return self
 
 
 def read_text(path: PathLike, what: str) -> str:

@@ -192,11 +192,10 @@ def transcribe(
 
 
 def check_before_work(model: Recogniser, per_input: Sequence[DecodeOptions], aligner: Optional[Module]) -> None:
-    """What would fail late fails first, in one line: the model's task, each prompt, the aligner."""
+    """What would fail late fails first, in one line: the model's task, each input's options, the aligner."""
     require_task(model, "transcribe", "model")
     for each in set(per_input):
-        model.prompt_ids(0, each.context, each.language, each.hotwords)
-        each.check_context(model.tokenizer)
+        each.check(model)
     if aligner is not None:
         check_aligner(aligner)
 
@@ -215,6 +214,7 @@ def transcribe_batch(
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
     on_progress: Optional[Callable[[float], None]] = None,
     on_segment: Optional[Callable[[int, Segment], None]] = None,
+    between_waves: Callable[[], None] = lambda: None,
     aligner: Optional[Module] = None,
     prefix_cache: Union[PrefixCache, bool] = True,
     vad: Optional[VoiceDetector] = None,
@@ -223,13 +223,12 @@ def transcribe_batch(
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
 
-    `language` / `context` / `options`: one for all inputs, or a list with one per input; `hotwords`:
-    one list for all.
-    `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after each
-    batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
-    each segment as its batch finishes, in order per input, times in its input (words come later:
-    the aligner runs once all are decoded). `aligner`, `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for
-    every input (inputs with the same context share its prompt head).
+    `language` / `context` / `options`: one for all inputs, or a list with one per input; `hotwords`: one
+    list for all. `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after
+    each batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
+    each segment as its batch finishes, in order per input, times in its input (words come later: the
+    aligner runs once all are decoded). `between_waves()` runs after each batch (the server's live steps
+    run there). `aligner`, `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for every input.
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
     """
@@ -252,6 +251,7 @@ def transcribe_batch(
         release_between_batches()  # keep memory flat across many batches
         if on_progress:
             on_progress(sum(covered for _, _, covered, _ in batch) / SAMPLE_RATE)
+        between_waves()
     for wave, input_segments in zip(waves, segments if aligner is not None else []):
         align_segments(input_segments, wave, aligner)
     results = [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]

@@ -132,7 +132,7 @@ def _load(
     options = args.decode_options
     try:  # what this model cannot take (an aligner as --model; a language not in its family's list)
         require_task(model, "transcribe", f"--model {args.model}")
-        model.prompt_ids(0, options.context, options.language, options.hotwords)
+        options.check(model)
     except ValueError as e:
         raise AppError(str(e)) from e
     aligner = None

@@ -73,3 +73,16 @@ def listening_checkpoint(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def listening_model(listening_checkpoint):
     return mq.load(listening_checkpoint, dtype="float32")
+
+
+@pytest.fixture(scope="session")
+def diarizer_dir(tmp_path_factory) -> Path:
+    """The diarizer the pyannote goldens were made from: random weights in the official layout, seed 0."""
+    from mlx_qwen3asr.testing.random_diarizer import write_random_diarizer
+
+    return write_random_diarizer(tmp_path_factory.mktemp("diarizer") / "community-1", seed=0)
+
+
+@pytest.fixture(scope="session")
+def diarizer(diarizer_dir):
+    return mq.load(diarizer_dir)

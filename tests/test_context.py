@@ -67,7 +67,7 @@ def test_an_unreadable_file_is_one_line_naming_it(tmp_path):
 
 
 def test_a_context_over_the_limit_is_refused_before_any_audio_is_decoded(tiny_model, speech):
-    mq.DecodeOptions(context=AT_LIMIT).check_context(tiny_model.tokenizer)  # accepted
+    mq.DecodeOptions(context=AT_LIMIT).check(tiny_model)  # accepted
     for call in (
         lambda: mq.transcribe(speech, tiny_model, context=TOO_LONG),
         lambda: mq.StreamingTranscriber(tiny_model, None, TOO_LONG),

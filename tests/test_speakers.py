@@ -85,7 +85,3 @@ def test_cli_diarize_prefixes_subtitle_cues_with_the_speaker(tiny_checkpoint, tm
     assert run.returncode == 0, run.stderr
     cues = [line for line in run.stdout.splitlines() if line and "-->" not in line and not line.isdigit()]
     assert cues and all(line.startswith("[SPEAKER_") for line in cues), run.stdout
-    refused = subprocess.run(
-        [*command, "-o", str(tmp_path / "out"), "--diarize", str(folder)], capture_output=True, text=True
-    )
-    assert refused.returncode == 2 and "--diarize labels the printed transcripts" in refused.stderr

@@ -1,6 +1,6 @@
 """A local transcription server: OpenAI's audio API for files, a WebSocket for live audio, one model.
 
-    client --multipart--> routes (uploads: fields + audio) --FileJob--> worker (one thread owns the
+    client --multipart--> routes (uploads: fields + audio) --UploadJob--> worker (one thread owns the
            model and the --aligner: a batch of jobs is one mq.transcribe_batch call; live steps run
            before it and between its waves) --Transcription--> responses (json, text, srt, vtt,
            verbose_json with words, SSE deltas from each decoded segment)

@@ -3,7 +3,7 @@
     "en" / "EN" / "english" / "English" -> "English";  "" -> None (detect);  "xx" -> APIError 400
 
 The names and codes are the library's (mlx_qwen3asr/languages.py); which of them the served model takes
-is its family's list, checked with its prompt (ServerState.checked: a 400 naming that list).
+is its family's list, checked with the other options (routes.checked_options: a 400 naming that list).
 """
 
 from typing import Optional

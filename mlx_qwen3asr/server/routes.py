@@ -9,7 +9,6 @@ stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE
 import asyncio
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -18,13 +17,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.options import OptionError
 from mlx_qwen3asr.transcribe import join_texts
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
 from .limits import DEFAULT_MAX_AUDIO_SECONDS, TOKENIZING_AT_ONCE
 from .responses import render, sse, text_delta, text_done
-from .transcription import FileJob
+from .transcription import UploadJob
 from .uploads import decode_audio, read_request
 from .worker import Busy, ModelWorker
 
@@ -40,18 +40,8 @@ class ServerState:
     allowed_origins: tuple[str, ...] = ()  # WebSocket origins beyond the server's own (--allow-origin)
     max_live_sessions: int = 8
     live_sessions: int = 0  # open WebSocket sessions (changed on the event loop only)
-    # (context, language) -> raises ValueError for what the model's prompt cannot take (serve.py: its
-    # prompt_ids; Fun-ASR-Nano refuses languages other than zh/en/ja); host-side only, before the queue
-    check_prompt: Callable[[str, Optional[str]], object] = lambda context, language: None
     # prompts tokenized at once (threads): each 1 MB prompt holds ~150 MB of encoding while it runs
     tokenizing: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(TOKENIZING_AT_ONCE))
-
-    def checked(self, context: str, language: Optional[str]) -> None:
-        """400 naming the cause when the model cannot be asked this."""
-        try:
-            self.check_prompt(context, language)
-        except ValueError as e:
-            raise APIError(400, str(e), param="language" if language else "prompt") from e
 
 
 async def transcriptions(request: Request) -> Response:
@@ -63,11 +53,11 @@ async def transcriptions(request: Request) -> Response:
     await run_in_threadpool(checked_options, state, options)  # tokenizing a long prompt takes a while
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
-        job = FileJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
+        job = UploadJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
         (future,) = _submit(state.worker, [job])
         future.add_done_callback(lambda _: loop.call_soon_threadsafe(segments.put_nowait, None))  # after them all
         return StreamingResponse(_events(request, future, segments), media_type="text/event-stream")
-    futures = _submit(state.worker, [FileJob(wave, options, words=fields.words)])
+    futures = _submit(state.worker, [UploadJob(wave, options, words=fields.words)])
     watch = DisconnectWatch(request)
     try:
         result = await watch.result(futures[0])
@@ -79,24 +69,18 @@ async def transcriptions(request: Request) -> Response:
 
 
 def checked_options(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
-    """`options` when the model can be asked them, else APIError 400 (blocking: tokenizes the prompt)."""
+    """`options` when the served model can be asked them (DecodeOptions.check: its family's languages, the
+    `prompt` field's length), else APIError 400 naming the field (blocking: tokenizes the prompt)."""
     with state.tokenizing:
-        checked_prompt(state, options)
-        state.checked(options.context, options.language)
-    return options
-
-
-def checked_prompt(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
-    """`options` when its context (the `prompt` field) fits the model, else APIError 400 saying so."""
-    if state.worker.models is not None:  # None only on the fake engine of the queue tests
         try:
-            options.check_context(state.worker.models.asr.tokenizer)
-        except ValueError as e:
+            return options.check(state.worker.models.asr)
+        except OptionError as e:
+            if e.option == "language":
+                raise APIError(400, str(e), param="language") from e
             raise APIError(400, f"`prompt`: {e}", param="prompt") from e
-    return options
 
 
-def _submit(worker: ModelWorker, jobs: list[FileJob]) -> list:
+def _submit(worker: ModelWorker, jobs: list[UploadJob]) -> list:
     try:
         return worker.submit_files(jobs)
     except Busy as e:

@@ -189,7 +189,6 @@ def main(argv=None) -> int:
         max_audio_seconds=args.max_audio_seconds,
         allowed_origins=tuple(origin.rstrip("/") for origin in args.allow_origin),
         max_live_sessions=args.max_live_sessions,
-        check_prompt=lambda context, language: worker.models.asr.prompt_ids(0, context, language),
     )
     app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
     try:

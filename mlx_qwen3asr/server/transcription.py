@@ -1,6 +1,6 @@
 """The server's model calls: a batch of file jobs -> transcriptions, in ONE engine call.
 
-[FileJob(wave, DecodeOptions, words, on_segment)]
+[UploadJob(wave, DecodeOptions, words, on_segment)]
   -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave,
                          the server's PrefixCache: a context's prompt head computed once)
        each finished segment -> its job's on_segment (a streamed file's SSE deltas)
@@ -38,7 +38,9 @@ class ServedModels:
 
 
 @dataclass
-class FileJob:
+class UploadJob:
+    """One uploaded file to decode (a POST /v1/audio/transcriptions), queued for the worker thread."""
+
     wave: np.ndarray  # 16 kHz mono float32, already checked by mq.prepare_audio
     options: mq.DecodeOptions = mq.DecodeOptions()  # language, context, max_new_tokens
     words: bool = False  # time each word (needs ServedModels.aligner)
@@ -46,7 +48,7 @@ class FileJob:
 
 
 def transcribe_many(
-    models: ServedModels, jobs: list[FileJob], batch_size: int, between_waves: Callable[[], None] = lambda: None
+    models: ServedModels, jobs: list[UploadJob], batch_size: int, between_waves: Callable[[], None] = lambda: None
 ) -> list[mq.Transcription]:
     """Decode the jobs' chunks together, `batch_size` per wave; between_waves runs after each wave
     and after each job's alignment."""
@@ -57,7 +59,7 @@ def transcribe_many(
 
     results = mq.transcribe_batch(
         [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
-        on_segment=segment_done, on_progress=lambda seconds: between_waves(), prefix_cache=models.prefixes,
+        on_segment=segment_done, between_waves=between_waves, prefix_cache=models.prefixes,
         vad=models.vad if models.vad_files else None,
     )  # fmt: skip
     for job, result in zip(jobs, results):

@@ -1,7 +1,7 @@
 """The model worker: the one thread that owns the model. MLX is not thread-safe for one model, so
 every model call (file batches, live steps, loading, warm-up) runs here.
 
-    HTTP route --submit_files([FileJob])--> pending request count (bounded: Busy -> 429) ─┐
+    HTTP route --submit_files([UploadJob])--> pending request count (bounded: Busy -> 429) ─┐
     WebSocket  --call(fn)  (one step in flight per session)-------------------------------┤
                                                                          worker thread ◀──┘
         loop: the oldest live step, then up to batch_size file jobs -> transcribe_many
@@ -25,10 +25,9 @@ from typing import Optional, TypeVar
 
 import mlx.core as mx
 
-import mlx_qwen3asr as mq
 from mlx_qwen3asr.runtime.interrupt import Interrupted, interruptible
 
-from .transcription import FileJob, ServedModels, transcribe_many
+from .transcription import ServedModels, UploadJob, transcribe_many
 
 T = TypeVar("T")
 COUNTS = ("decoded", "batches", "dropped", "failed", "live_steps", "dropped_live_steps")  # in /health
@@ -60,15 +59,13 @@ class ModelWorker:
         *,
         batch_size: int = 4,
         max_queue: int = 64,
-        transcribe: Callable[..., list[mq.Transcription]] = transcribe_many,
     ):
-        """load: makes (and warms) the models on the worker thread. max_queue: requests admitted and
-        not yet answered; more get Busy. transcribe(models, jobs, batch_size, between_waves): the
-        batch engine call (a test seam)."""
+        """load: makes (and warms) the models on the worker thread (tests: a fake model in them).
+        max_queue: requests admitted and not yet answered; more get Busy."""
         self.batch_size, self.max_queue = batch_size, max_queue
-        self._load, self._transcribe = load, transcribe
+        self._load = load
         self._wake = threading.Condition()
-        self._files: collections.deque[tuple[FileJob, Future]] = collections.deque()
+        self._files: collections.deque[tuple[UploadJob, Future]] = collections.deque()
         self._live: collections.deque[tuple[Callable, Future]] = collections.deque()
         self._open_requests, self._stopping = 0, False
         self._seconds_per_job = 1.0  # running average, for Retry-After
@@ -88,7 +85,7 @@ class ModelWorker:
             self._wake.notify()
         self._thread.join(timeout)
 
-    def submit_files(self, jobs: list[FileJob]) -> list[Future]:
+    def submit_files(self, jobs: list[UploadJob]) -> list[Future]:
         """Queue the jobs of ONE request (a streamed file has several); futures of Transcription."""
         with self._wake:
             if self._open_requests >= self.max_queue:
@@ -121,7 +118,7 @@ class ModelWorker:
         with self._wake:
             queued = {"queued_jobs": len(self._files), "open_requests": self._open_requests,
                       "live_steps_waiting": len(self._live)}  # fmt: skip
-        if isinstance(self.models, ServedModels):  # the prompt heads kept by context
+        if self.models is not None:  # the prompt heads kept by context
             queued["prefix_cache"] = self.models.prefixes.stats()
         return {**queued, **self.counts}
 
@@ -152,7 +149,7 @@ class ModelWorker:
             self._run_batch(batch)
         return True
 
-    def _take_batch(self) -> list[tuple[FileJob, Future]]:
+    def _take_batch(self) -> list[tuple[UploadJob, Future]]:
         batch = []
         while self._files and len(batch) < self.batch_size:
             job, future = self._files.popleft()
@@ -185,10 +182,10 @@ class ModelWorker:
         for step, future in waiting:
             self._run_live(step, future)
 
-    def _run_batch(self, batch: list[tuple[FileJob, Future]]) -> None:
+    def _run_batch(self, batch: list[tuple[UploadJob, Future]]) -> None:
         start = time.perf_counter()
         try:
-            results = self._transcribe(self.models, [job for job, _ in batch], self.batch_size, self._live_turn)
+            results = transcribe_many(self.models, [job for job, _ in batch], self.batch_size, self._live_turn)
         except Exception as e:  # noqa: BLE001 - not swallowed: every request in the batch gets it
             log.exception("transcription failed")
             self._count("failed", len(batch))

@@ -89,7 +89,7 @@ class LiveSession:
         if engine is None:
             if model is None:
                 raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
-            options.check_context(model.tokenizer)
+            options.check(model)
             engine = make_engine(model, "offline" if partials == "off" else partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
         self.segmenter = Segmenter(pause, max_utterance, voice=(vad or load_vad()).frame_judge(FRAME))

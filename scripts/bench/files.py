@@ -2,8 +2,8 @@
 
     --files clips of --seconds each (speech-like bursts, a seed each) in a temporary folder
     -> --runs rounds, the two sides alternating in each (a shared machine's load hits both alike):
-       transcribe_files(..., ray=None)                                   one process, all cores
-       transcribe_files(..., ray=RayOptions(workers=W, cpus=C))          W Ray actors of C threads each
+       transcribe_files(..., runner=LocalRunner())                       one process, all cores
+       transcribe_files(..., runner=RayRunner(workers=W, cpus=C))        W Ray actors of C threads each
        (a local Ray started and stopped by each call, as `scripts/run.sh DIR -o OUT --ray` does)
     -> per run: start-up (loading the model; on Ray also Ray's own start and every actor's load),
        the rest (decoding, shipping files and results, writing), its time per file, audio-s per s
@@ -49,9 +49,9 @@ def clips(folder: Path, count: int, seconds: float) -> float:
     return count * seconds
 
 
-def one_run(inputs: Path, model: Path, out: Path, args, ray):
+def one_run(inputs: Path, model: Path, out: Path, args, runner):
     summary = mq.transcribe_files(
-        [inputs], model, out, formats=["txt"], options=mq.DecodeOptions(max_new_tokens=args.tokens), ray=ray
+        [inputs], model, out, formats=["txt"], options=mq.DecodeOptions(max_new_tokens=args.tokens), runner=runner
     )
     assert summary.done == args.files and summary.failed == 0, summary
     return summary
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "mlx-qwen3asr-bench-files")
     args = parser.parse_args()
     model = checkpoint(args.size, args.cache_dir)
-    ray = mq.RayOptions(workers=args.workers, cpus=args.worker_cpus)
+    ray = mq.RayRunner(workers=args.workers, cpus=args.worker_cpus)
     print(f"{platform.node()}: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     print(f"{args.files} clips of {args.seconds:g} s, {args.tokens} tokens each, model {args.size}; Ray: {ray}")
     with tempfile.TemporaryDirectory() as temp:
@@ -95,7 +95,7 @@ def main() -> None:
         audio = clips(inputs, args.files, args.seconds)
         results: dict[str, list] = {"one process": [], "ray": []}
         for round_ in range(args.runs):
-            for side, option in (("one process", None), ("ray", ray)):
+            for side, option in (("one process", mq.LocalRunner()), ("ray", ray)):
                 out = Path(temp, f"{side}-{round_}")
                 summary = one_run(inputs, model, out, args, option)
                 work = summary.wall_seconds - summary.startup_seconds

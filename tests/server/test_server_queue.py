@@ -1,5 +1,6 @@
-"""The server's queue, gates and options, in this process on a fake engine (no model): a full queue,
-a client that leaves, live steps taking turns with file batches, the API key."""
+"""The server's queue, gates and options, in this process on a fake model (the tiny model, with a hook at
+each wave's encoder pass that holds, records or fails it): a full queue, a client that leaves, live steps
+taking turns with file batches, the API key."""
 
 import json
 import threading
@@ -7,7 +8,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
 import pytest
 from server_helpers import error_of, post_form, request, server_in_thread, wav_bytes
 from websockets.exceptions import InvalidStatus
@@ -17,29 +17,62 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.server import main
 from mlx_qwen3asr.server.app import build_app
 from mlx_qwen3asr.server.routes import ServerState
-from mlx_qwen3asr.server.transcription import FileJob
+from mlx_qwen3asr.server.transcription import ServedModels, UploadJob
 from mlx_qwen3asr.server.worker import ModelWorker
+from mlx_qwen3asr.testing.signals import burst
 
-SPEECH = wav_bytes(np.full(8000, 0.1, np.float32))  # 0.5 s
+TOKENS = 2  # per chunk: the server's cap, and each job's
+WAVE = burst(0.5, seed=1)  # speech-like: it reaches the encoder (silence would be skipped before it)
+SPEECH = wav_bytes(WAVE)
 
 
-class HeldEngine:
-    """A transcribe_many stand-in: records each batch and holds it until released."""
+class WaveHook:
+    """A recogniser that is the tiny model but calls on_wave(rows) at each wave's encoder pass."""
+
+    def __init__(self, model: mq.Recogniser, on_wave):
+        self.tiny, self.on_wave = model, on_wave  # not `model`: a recogniser's .model is its decoder
+
+    def __getattr__(self, name):
+        return getattr(self.tiny, name)
+
+    def __call__(self, *args, **kwargs):
+        return self.tiny(*args, **kwargs)
+
+    def encode_many(self, features):
+        self.on_wave(len(features))
+        return self.tiny.encode_many(features)
+
+
+class Held:
+    """A wave hook that records each wave and holds it until released."""
 
     def __init__(self, order: list):
         self.order, self.entered, self.release = order, threading.Event(), threading.Event()
 
-    def __call__(self, models, jobs: list[FileJob], batch_size: int, between_waves) -> list[mq.Transcription]:
-        self.order.append(f"files x{len(jobs)}")
+    def __call__(self, rows: int) -> None:
+        self.order.append(f"files x{rows}")
         self.entered.set()
-        assert self.release.wait(20), "the test never released the engine"
-        return [mq.Transcription(f"{len(job.wave)} samples", "English") for job in jobs]
+        assert self.release.wait(20), "the test never released the model"
 
 
-def serving(engine, **worker_options):
-    worker = ModelWorker(lambda: None, transcribe=engine, **worker_options)
-    worker.start()
-    return worker, ServerState(worker, "fake")
+@pytest.fixture(scope="module")
+def text(tiny_model) -> str:
+    """What the tiny model says for WAVE: every answer here."""
+    return mq.transcribe(WAVE, tiny_model, max_new_tokens=TOKENS).text
+
+
+@pytest.fixture
+def serving(tiny_model):
+    def serve(on_wave, **worker_options):
+        worker = ModelWorker(lambda: ServedModels(WaveHook(tiny_model, on_wave)), **worker_options)
+        worker.start()
+        return worker, ServerState(worker, "fake", max_new_tokens=TOKENS)
+
+    return serve
+
+
+def job(seconds: float = 0.5) -> UploadJob:
+    return UploadJob(burst(seconds, seed=1), mq.DecodeOptions(max_new_tokens=TOKENS))
 
 
 def health(base: str) -> dict:
@@ -57,8 +90,8 @@ def post(base: str, timeout: float = 30.0):
     return post_form(f"{base}/v1/audio/transcriptions", {"model": "x"}, {"file": ("a.wav", SPEECH)}, timeout=timeout)
 
 
-def test_a_full_queue_answers_429_with_retry_after_and_the_waiting_requests_still_finish():
-    engine = HeldEngine([])
+def test_a_full_queue_answers_429_with_retry_after_and_the_waiting_requests_still_finish(serving, text):
+    engine = Held([])
     worker, state = serving(engine, batch_size=1, max_queue=2)
     with server_in_thread(build_app(state)) as base, ThreadPoolExecutor(2) as pool:
         first = pool.submit(post, base)
@@ -71,12 +104,12 @@ def test_a_full_queue_answers_429_with_retry_after_and_the_waiting_requests_stil
         engine.release.set()
         answers = [json.loads(f.result()[2]) for f in (first, second)]
     worker.stop()
-    assert answers == [{"text": "8000 samples"}] * 2
+    assert answers == [{"text": text}] * 2
 
 
-def test_a_client_that_disconnects_while_queued_is_never_decoded():
+def test_a_client_that_disconnects_while_queued_is_never_decoded(serving):
     order = []
-    engine = HeldEngine(order)
+    engine = Held(order)
     worker, state = serving(engine, batch_size=1)
     with server_in_thread(build_app(state)) as base, ThreadPoolExecutor(1) as pool:
         first = pool.submit(post, base)
@@ -91,35 +124,35 @@ def test_a_client_that_disconnects_while_queued_is_never_decoded():
     assert order == ["files x1"], f"only the first request may be decoded: {order}"
 
 
-def test_live_steps_and_file_batches_take_turns():
+def test_live_steps_and_file_batches_take_turns(serving):
     order = []
-    engine = HeldEngine(order)
+    engine = Held(order)
     engine.release.set()
     worker, _ = serving(engine, batch_size=2)
     running, gate = threading.Event(), threading.Event()
     held = worker.call(lambda model: running.set() or gate.wait(10))  # holds the worker while all queues
     assert running.wait(10), "the worker never ran the first step"
-    files = [worker.submit_files([FileJob(np.zeros(10, np.float32))])[0] for _ in range(5)]
+    files = [worker.submit_files([job()])[0] for _ in range(5)]
     steps = [worker.call(lambda model, i=i: order.append(f"live {i}")) for i in range(3)]
     gate.set()
     for future in [held, *files, *steps]:
         future.result(timeout=10)
     worker.stop()
-    assert order == ["live 0", "files x2", "live 1", "files x2", "live 2", "files x1"], order
+    # the oldest live step before each batch, and every waiting one after each wave of it: here the
+    # batch of two files is one wave, after which the two live steps left run
+    assert order == ["live 0", "files x2", "live 1", "live 2", "files x2", "files x1"], order
 
 
-def test_a_live_step_waits_for_one_wave_of_a_file_batch_not_for_the_whole_batch():
+def test_a_live_step_waits_for_one_wave_of_a_file_batch_not_for_the_whole_batch(serving):
     order, second_wave = [], threading.Event()
 
-    def two_waves(models, jobs, batch_size, between_waves):
-        order.append("wave 1")
-        assert second_wave.wait(10), "the test never queued its live step"
-        between_waves()
-        order.append("wave 2")
-        return [mq.Transcription("done", "English") for _ in jobs]
+    def waves(rows: int) -> None:
+        order.append(f"wave {sum(w.startswith('wave') for w in order) + 1}")
+        if order == ["wave 1"]:
+            assert second_wave.wait(10), "the test never queued its live step"
 
-    worker, _ = serving(two_waves)
-    files = worker.submit_files([FileJob(np.zeros(10, np.float32))])
+    worker, _ = serving(waves, batch_size=1)  # one chunk a wave: a 40 s file is two waves
+    files = worker.submit_files([job(40.0)])
     wait_for(lambda: order == ["wave 1"], "the batch to start")
     step = worker.call(lambda models: order.append("live"))
     second_wave.set()
@@ -128,8 +161,8 @@ def test_a_live_step_waits_for_one_wave_of_a_file_batch_not_for_the_whole_batch(
     assert order == ["wave 1", "live", "wave 2"], order
 
 
-def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
-    engine = HeldEngine([])
+def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token(serving, text):
+    engine = Held([])
     engine.release.set()
     worker, state = serving(engine)
     with server_in_thread(build_app(state, api_key="secret")) as base:
@@ -143,7 +176,7 @@ def test_with_an_api_key_every_endpoint_but_health_needs_the_bearer_token():
             {"file": ("a.wav", SPEECH)},
             headers={"Authorization": "Bearer secret"},
         )
-        assert (status, json.loads(body)) == (200, {"text": "8000 samples"})
+        assert (status, json.loads(body)) == (200, {"text": text})
         with pytest.raises(InvalidStatus):
             connect(base.replace("http", "ws") + "/v1/audio/live", open_timeout=10)
         with connect(
@@ -160,14 +193,13 @@ def test_binding_a_network_address_without_an_api_key_is_refused(capsys):
     assert "--api-key" in capsys.readouterr().err
 
 
-def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works():
+def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works(serving, text):
     calls = []
 
-    def fails_once(models, jobs, batch_size, between_waves):
-        calls.append(len(jobs))
+    def fails_once(rows: int) -> None:
+        calls.append(rows)
         if len(calls) == 1:
             raise RuntimeError("out of memory")
-        return [mq.Transcription("fine", "English") for _ in jobs]
 
     worker, state = serving(fails_once)
     with server_in_thread(build_app(state)) as base:
@@ -175,6 +207,6 @@ def test_a_failed_decode_answers_500_in_openai_shape_and_the_next_request_works(
         error = error_of(body)
         assert (status, error["code"]) == (500, "server_error") and "out of memory" in error["message"], body
         status, _, body = post(base)
-        assert (status, json.loads(body)) == (200, {"text": "fine"})
+        assert (status, json.loads(body)) == (200, {"text": text})
         assert health(base)["failed"] == 1
     worker.stop()

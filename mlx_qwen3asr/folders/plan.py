@@ -5,7 +5,7 @@
     "@list.txt"       a manifest: one path a line (relative to the list's folder; blank lines and
                       "# ..." skipped), outputs at out/<path below the entries' common parent>
     "a.wav" "b/c.mp3" loose files: outputs at out/<path below their common parent>
-    -> FileJob(source, outputs): the extension replaced by each format's, in the formats' order
+    -> PlannedFile(source, outputs): the extension replaced by each format's, in the formats' order
 
 Two inputs that would share an output, or an output that would overwrite an input, are refused up
 front (InputError, one line): nothing is loaded or written before the plan stands. A file named
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from .formats import FORMATS
+from ..formats import FORMATS
 
 # What a folder search picks up (case-insensitive); files named directly are tried whatever their name.
 AUDIO_EXTENSIONS = frozenset("wav mp3 m4a flac ogg oga opus aac wma webm mp4 mkv mka mov aif aiff caf amr 3gp".split())
@@ -31,7 +31,9 @@ class InputError(ValueError):
 
 
 @dataclass(frozen=True)
-class FileJob:
+class PlannedFile:
+    """One audio file of a run and the outputs it gets (none when the transcripts are printed)."""
+
     source: Path  # absolute (symlinks kept)
     outputs: tuple[Path, ...]  # one per format, in the order of the formats
 
@@ -90,7 +92,7 @@ def expand_inputs(inputs: Iterable[PathLike]) -> list[tuple[Path, Path]]:
     return pairs + with_common_root(loose)
 
 
-def plan_files(inputs: Iterable[PathLike], out_dir: PathLike, formats: Sequence[str]) -> list[FileJob]:
+def plan_files(inputs: Iterable[PathLike], out_dir: PathLike, formats: Sequence[str]) -> list[PlannedFile]:
     """Every input once, with its outputs; InputError when two inputs (or an input and an output)
     would share a path."""
     out, jobs = Path(os.path.abspath(out_dir)), []
@@ -108,7 +110,7 @@ def plan_files(inputs: Iterable[PathLike], out_dir: PathLike, formats: Sequence[
                 raise InputError(
                     f"{other} and {source} would both be written to {output}: rename one, or transcribe them separately"
                 )
-        jobs.append(FileJob(source, outputs))
+        jobs.append(PlannedFile(source, outputs))
     clobbered = next((job.source for job in jobs if job.source in owners), None)
     if clobbered is not None:
         raise InputError(f"{clobbered} is an input and would be overwritten by an output: choose another -o folder")

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mlx_qwen3asr.ray_reaper import descendants, process_table, reap
+from mlx_qwen3asr.folders.ray_reaper import descendants, process_table, reap
 from mlx_qwen3asr.testing.signals import burst, write_wav
 
 pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'mlx-qwen3asr[ray]'")
@@ -22,7 +22,7 @@ import mlx_qwen3asr as mq
 def hold(outcome):
     print("running", flush=True)
     time.sleep(600)
-mq.transcribe_files([sys.argv[1]], sys.argv[2], sys.argv[3], ray="auto", options=mq.DecodeOptions(max_new_tokens=2),
+mq.transcribe_files([sys.argv[1]], sys.argv[2], sys.argv[3], runner=mq.RayRunner(), options=mq.DecodeOptions(max_new_tokens=2),
                     on_file=hold)
 """
 

@@ -13,7 +13,7 @@ import pytest
 from terminal import stderr_on_a_terminal
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.plan import InputError, plan_files
+from mlx_qwen3asr.folders.plan import InputError, plan_files
 from mlx_qwen3asr.testing.signals import burst, write_wav
 
 TOKENS = 6
@@ -207,8 +207,17 @@ def test_without_ray_installed_ray_runs_fail_in_one_line_naming_the_extra(tmp_pa
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1, run.stderr
-    assert run.stderr == "error: ray= needs Ray, which is not installed: pip install 'mlx-qwen3asr[ray]'\n"
+    assert run.stderr == "error: a Ray runner needs Ray, which is not installed: pip install 'mlx-qwen3asr[ray]'\n"
     assert os.listdir(tmp_path / "o") == [], "nothing written"
+
+
+def test_a_ray_runner_refuses_a_loaded_model_before_any_work(tmp_path, archive, tiny_model):
+    """Workers load the models themselves: a model loaded here cannot travel to them (nor Ray start)."""
+    folder, _ = archive
+    with pytest.raises(ValueError, match="name the models") as error:
+        mq.transcribe_files([folder], tiny_model, tmp_path / "out", runner=mq.RayRunner())
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "out").exists(), "nothing planned or written"
 
 
 def test_json_outputs_carry_the_aligners_words(tmp_path, archive, tiny_model, tiny_aligner):

@@ -1,11 +1,13 @@
 """transcribe_files on a local two-node Ray cluster (ray.cluster_utils.Cluster, one CPU a node) with the
-listening model: every input once, each text the one `transcribe` gives the file alone, a corrupt
+listening model: every input once, speakers included, each text the one `transcribe` gives the file alone, a corrupt
 file recorded, an actor killed mid-run, a rerun that skips everything. One ray.init for the module."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,9 +17,10 @@ from mlx_qwen3asr.testing.signals import burst, write_wav
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'mlx-qwen3asr[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
+AUDIO = Path(__file__).parents[1] / "fixtures" / "audio"
 TOKENS = 6
 FILES = 8
-WORKERS = mq.RayOptions(workers=2, cpus=1)  # one actor a node
+WORKERS = mq.RayRunner(workers=2, cpus=1)  # one actor a node
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +66,7 @@ def _run(archive, checkpoint, out, then=lambda outcome: None):
         formats=["json"],
         options=mq.DecodeOptions(max_new_tokens=TOKENS),
         dtype="float32",
-        ray=WORKERS,
+        runner=WORKERS,
         on_file=report,
     )
     return summary, seen
@@ -108,7 +111,7 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
     empty = tmp_path / "not-a-model"
     empty.mkdir()
     with pytest.raises(ValueError) as error:
-        mq.transcribe_files([archive], empty, tmp_path / "out", ray=WORKERS)
+        mq.transcribe_files([archive], empty, tmp_path / "out", runner=WORKERS)
     message = str(error.value)
     assert message.startswith("on node ") and f"No config.json in {empty}" in message, message
     assert "same path on every node" in message and "\n" not in message
@@ -119,9 +122,9 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
 @pytest.mark.parametrize(
     "asked, expected",
     [
-        (mq.RayOptions(workers=3, cpus=1), "3 Ray worker(s) with {'CPU': 1.0} each do not fit"),
+        (mq.RayRunner(workers=3, cpus=1), "3 Ray worker(s) with {'CPU': 1.0} each do not fit"),
         (
-            mq.RayOptions(resources={"apple_gpu": 1}),
+            mq.RayRunner(resources={"apple_gpu": 1}),
             "a Ray worker(s) with {'CPU': 1.0, 'apple_gpu': 1.0} each do not fit",
         ),
     ],
@@ -130,7 +133,7 @@ def test_workers_the_cluster_cannot_hold_are_refused_in_one_line(
     cluster, archive, tiny_checkpoint, tmp_path, asked, expected
 ):
     with pytest.raises(RuntimeError) as error:
-        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, ray=asked)
+        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, runner=asked)
     message = str(error.value)
     assert message.startswith(expected) and "CPU=1; CPU=1" in message and "\n" not in message, message
 
@@ -149,3 +152,22 @@ def test_the_command_line_joins_the_cluster_of_this_machine(cluster, archive, ex
     assert run.returncode == 1, run.stderr  # the corrupt file
     assert run.stderr.splitlines()[-1].startswith(f"{FILES} done, 0 skipped, 1 failed"), run.stderr
     assert _texts(tmp_path) == expected
+
+
+def test_speakers_come_back_from_the_workers_as_one_process_writes_them(
+    cluster, listening_checkpoint, diarizer_dir, tmp_path
+):
+    """The diarizer travels in the spec by name; each worker loads it and labels its files."""
+    clips = tmp_path / "clips"
+    clips.mkdir()
+    shutil.copy(AUDIO / "short.wav", clips / "short.wav")
+    common = {"formats": ["json"], "options": mq.DecodeOptions(max_new_tokens=TOKENS), "dtype": "float32"}
+    here = mq.transcribe_files([clips], listening_checkpoint, tmp_path / "here", diarizer=diarizer_dir, **common)
+    there = mq.transcribe_files(
+        [clips], listening_checkpoint, tmp_path / "ray", diarizer=diarizer_dir, runner=WORKERS, **common
+    )
+    assert (here.done, there.done, there.failed) == (1, 1, 0), there
+    written = {p.name: p.read_text() for p in (tmp_path / "ray").glob("*.json")}
+    assert written == {p.name: p.read_text() for p in (tmp_path / "here").glob("*.json")}
+    speakers = [s.get("speaker") for text in written.values() for s in json.loads(text)["segments"]]
+    assert speakers and all(speakers), "every segment labelled"
