@@ -56,9 +56,9 @@ def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optiona
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
-        return WindowSession(model, decode, prefix_cache=prefixes or False, sample_rate=options.sample_rate)
+        return WindowSession(model, decode, prefix_cache=prefixes, sample_rate=options.sample_rate)
     return LiveSession(
-        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False,
+        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes,
         sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 

@@ -26,12 +26,10 @@ def test_offline_partials_re_decode_the_utterance(tiny_model):
 
 
 def test_streaming_partials_and_offline_finals(listening_model):
-    from mlx_qwen3asr.streaming import StreamingTuning
-
     audio = burst(2.0, seed=6)
-    engine = make_engine(listening_model, "auto", mq.DecodeOptions(max_new_tokens=6))
-    assert isinstance(engine, StreamingEngine), "auto prefers the streaming engine"
-    stream = mq.StreamingTranscriber(listening_model, chunk_seconds=1.0, tuning=StreamingTuning(max_new_tokens=6))
+    engine = make_engine(listening_model, "streaming", mq.DecodeOptions(max_new_tokens=6))
+    assert isinstance(engine, StreamingEngine), "streaming partials come from the streaming engine"
+    stream = mq.StreamingTranscriber(listening_model, mq.DecodeOptions(max_new_tokens=6), chunk_seconds=1.0)
     reference = stream.feed(audio).text.strip()
     partials = [engine.partial(audio[:n]) for n in (8000, 16000, 32000)]
     assert partials[-1] == reference, "fed piece by piece, the partial is the streaming text for all of it"
