@@ -2,12 +2,14 @@
 
 LiveSession (live.py): utterances found by the voice-activity rule, each committed as offline
 transcription gives it, with events; StreamingTranscriber (transcriber.py): one growing window;
-WindowSession (window_session.py): the window engine with LiveSession's events.
+WindowSession (window_session.py): the window engine with LiveSession's events; LiveTranscriber
+(session.py): what both are (feed, finish, committed, stats).
 """
 
 from .events import Event
 from .live import LiveSession
 from .live_stats import LiveStats
+from .session import LiveTranscriber
 from .transcriber import (
     CLOSE_PAUSE_SECONDS,
     LEAD_IN_SECONDS,
@@ -23,5 +25,6 @@ from .window_session import WindowSession
 
 __all__ = [
     "CLOSE_PAUSE_SECONDS", "LEAD_IN_SECONDS", "SEARCH_SECONDS", "UNFIXED_DECODES", "Engine", "Event",
-    "LiveSession", "LiveStats", "StreamingTranscriber", "StreamingTuning", "Update", "WindowSession", "joined",
+    "LiveSession", "LiveStats", "LiveTranscriber", "StreamingTranscriber", "StreamingTuning", "Update",
+    "WindowSession", "joined",
 ]  # fmt: skip

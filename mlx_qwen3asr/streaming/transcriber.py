@@ -120,12 +120,23 @@ class StreamingTranscriber:
     def feed(self, pcm: np.ndarray) -> Update:
         """Add samples (any length; float in [-1, 1] or integers; mono, or 2-D by the layout rule of
         mlx_qwen3asr.audio.samples) at the session's sample_rate; run the steps that are due."""
-        samples = self.incoming.convert(pcm)
+        return self.push(self.incoming.convert(pcm))
+
+    def push(self, samples: np.ndarray) -> Update:
+        """feed() of samples already 16 kHz mono float32 (a LiveSession's, converted once): whole chunks
+        are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`."""
         self.audio_samples += samples.size
-        self.pending.append(samples)
         before, self._compute, self._steps = self.committed, 0.0, 0
-        while self.pending.size >= self.chunk:
-            self._step(self.pending.take(self.chunk))
+        start = 0
+        if self.pending.size:  # a chunk begun by earlier samples
+            start = min(len(samples), self.chunk - self.pending.size)
+            self.pending.append(samples[:start])
+            if self.pending.size == self.chunk:
+                self._step(self.pending.take())
+        while len(samples) - start >= self.chunk:
+            self._step(samples[start : start + self.chunk])
+            start += self.chunk
+        self.pending.append(samples[start:])
         return self._update(before)
 
     def finish(self) -> Update:

@@ -104,7 +104,9 @@ class OfflineEngine:
 
 
 class StreamingEngine(OfflineEngine):
-    """Partials from `StreamingTranscriber`, fed only the audio it has not seen yet.
+    """Partials from `StreamingTranscriber`, pushed only the whole chunks of the utterance's audio it has
+    not seen yet: the LiveSession's samples, converted once (no second resampler pass) and buffered
+    once (an unfinished chunk stays in the utterance's audio until it is whole).
 
     It decodes once per STREAM_CHUNK_SECONDS of audio (the library's default of 2 s would show at
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
@@ -130,8 +132,9 @@ class StreamingEngine(OfflineEngine):
     def partial(self, audio: np.ndarray) -> str:
         if len(audio) < self._fed:  # a new utterance without a final in between (never expected)
             self._restart()
-        update = self._stream.feed(audio[self._fed :])
-        self._fed = len(audio)
+        whole = (len(audio) - self._fed) // self._stream.chunk * self._stream.chunk  # the rest waits in `audio`
+        update = self._stream.push(audio[self._fed : self._fed + whole])  # converted once, by the LiveSession
+        self._fed += whole
         self.language = update.language or self.language
         return update.text.strip()
 
