@@ -1,5 +1,6 @@
 """The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
+import pytest
 from dictation_helpers import burst
 
 import mlx_qwen3asr as mq
@@ -44,3 +45,19 @@ def test_the_warm_up_runs_both_decoders_it_is_meant_to_warm():
     audio = warm_up_audio()
     assert contains_speech(audio), "offline transcribe must not skip the warm-up as silence"
     assert VoiceActivity().push(audio).any(), "the streaming engine must hear speech in it, or it never decodes"
+
+
+def test_the_partials_setting_has_one_spelling_everywhere(tiny_model):
+    from mlx_qwen3asr_app.options import build_parser
+
+    from mlx_qwen3asr.streaming.utterances import PARTIALS
+
+    assert build_parser().parse_args([]).partials == "streaming", "the app's default is the library's"
+    for wrong in ("auto", "stream"):
+        with pytest.raises(ValueError, match="partials must be one of 'streaming', 'offline', 'off'"):
+            make_engine(tiny_model, wrong)
+        with pytest.raises(ValueError, match="partials must be one of"):
+            mq.LiveSession(tiny_model, partials=wrong)
+    assert [type(make_engine(tiny_model, p)).__name__ for p in PARTIALS] == [
+        "StreamingEngine", "OfflineEngine", "OfflineEngine"
+    ], "off: finals only, from transcribe"  # fmt: skip
