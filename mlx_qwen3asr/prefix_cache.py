@@ -24,7 +24,7 @@ would otherwise fill by its own prefill).
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Optional, Union
+from typing import Optional
 
 import mlx.core as mx
 
@@ -39,10 +39,12 @@ class PrefixCache:
     """Prompt heads of one model, keyed by their ids, least recently used dropped past `max_bytes`.
     Not thread-safe: use it from the thread that runs the model."""
 
-    def __init__(self, model: Recogniser, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, model: Recogniser, max_bytes: int = DEFAULT_MAX_BYTES, *, enabled: bool = True):
+        """enabled=False (or PrefixCache.off(model)): no heads at all, every decode prefills its whole
+        prompt on a fresh cache (the same tokens; for equality tests and benchmarks)."""
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
             raise ValueError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r}")
-        self.model, self.max_bytes = model, max_bytes
+        self.model, self.max_bytes, self.enabled = model, max_bytes, enabled
         self._heads: OrderedDict[tuple[int, ...], tuple[str, list[KVCache]]] = OrderedDict()  # ids -> (context, kv)
         self.hits = self.misses = self.nbytes = 0  # nbytes: held by the stored heads
 
@@ -51,9 +53,16 @@ class PrefixCache:
     ) -> list[KVCache]:
         """A cache of its own (one KVCache per layer) holding the keys and values of the prompt's head
         for this context, language and hotwords, its storage allocated for a prompt of `prompt_length`
-        tokens."""
+        tokens. Disabled: a fresh, empty cache (the decode prefills its whole prompt)."""
+        if not self.enabled:
+            return self.model.make_cache()
         head = self.head(context, language, hotwords)
         return [layer.copy(max(0, prompt_length - layer.offset)) for layer in head]
+
+    @classmethod
+    def off(cls, model: Recogniser) -> "PrefixCache":
+        """No prompt heads: every decode prefills its whole prompt (`prefix_cache=PrefixCache.off(model)`)."""
+        return cls(model, enabled=False)
 
     def head(self, context: str = "", language: Optional[str] = None, hotwords: Sequence[str] = ()) -> list[KVCache]:
         """The stored keys and values of the prompt's head (model.prompt_parts), computed on first use.
@@ -87,15 +96,16 @@ class PrefixCache:
         return [context for context, _ in self._heads.values()]
 
 
-def prefix_cache_for(model: Recogniser, prefix_cache: Union[PrefixCache, bool]) -> Union[PrefixCache, None]:
-    """The PrefixCache a call uses: True -> a new one for this call, False -> none (every prompt
-    prefilled whole), a PrefixCache -> that one (shared across calls: live sessions, the server)."""
-    if isinstance(prefix_cache, PrefixCache):
-        if prefix_cache.model is not model:
-            raise ValueError("prefix_cache belongs to another model: make one with PrefixCache(model)")
-        return prefix_cache
-    if prefix_cache is True:
+def prefix_cache_for(model: Recogniser, prefix_cache: Optional[PrefixCache]) -> PrefixCache:
+    """The PrefixCache a call or session uses: None -> a new one of its own, a PrefixCache -> that one
+    (shared across calls: live sessions, the server; PrefixCache.off(model): none)."""
+    if prefix_cache is None:
         return PrefixCache(model)
-    if prefix_cache is False:
-        return None
-    raise TypeError(f"prefix_cache must be True, False or a PrefixCache, got {type(prefix_cache).__name__}")
+    if not isinstance(prefix_cache, PrefixCache):
+        raise TypeError(
+            f"prefix_cache must be a PrefixCache or None (one per call), got {prefix_cache!r}: "
+            "for no prefix cache pass PrefixCache.off(model)"
+        )
+    if prefix_cache.model is not model:
+        raise ValueError("prefix_cache belongs to another model: make one with PrefixCache(model)")
+    return prefix_cache

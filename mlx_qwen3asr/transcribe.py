@@ -26,9 +26,9 @@ import numpy as np
 from mlx.nn import Module
 
 from .align.aligner import align_segments, check_aligner
+from .answer import heard_answer
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.vad import EnergyVad, VoiceDetector, contains_speech
-from .echo import is_context_echo
 from .families import require_task
 from .generate import StopRules, decode_batch
 from .options import DecodeOptions, options_per_input
@@ -55,8 +55,10 @@ def transcribe_chunks(
     prefixes: Optional[PrefixCache] = None,
 ) -> list[Segment]:
     """Chunks of up to model.chunk_seconds decoded together, each with its own options; each row's tokens are
-    those it gets alone. start/end are relative to each chunk. With `prefixes`, each row starts
-    from a copy of its context's prompt head and prefills only its audio and tail."""
+    those it gets alone. start/end are relative to each chunk. Each row starts from a copy of its
+    context's prompt head in `prefixes` (None: a PrefixCache for this call) and prefills only its audio
+    and tail (all of its prompt with PrefixCache.off)."""
+    prefixes = prefix_cache_for(model, prefixes)
     segments = [Segment(0.0, len(w) / SAMPLE_RATE, "", o.language or "") for w, o in zip(waves, options)]
     rows = [i for i, w in enumerate(waves) if has_speech(w)]
     if not rows:
@@ -67,11 +69,7 @@ def transcribe_chunks(
         each = options[i]
         ids = model.prompt_ids(f.shape[0], each.context, each.language, each.hotwords)
         prompt = model.embed(mx.array(ids), f)
-        cache = (
-            prefixes.cache(each.context, each.language, prompt_length=len(ids), hotwords=each.hotwords)
-            if prefixes is not None
-            else model.make_cache()
-        )
+        cache = prefixes.cache(each.context, each.language, prompt_length=len(ids), hotwords=each.hotwords)
         embeddings.append(prompt[:, cache[0].offset :])  # a cached head: only the audio and the tail
         caches.append(cache)
     eos = model.tokenizer.eos_token_ids
@@ -79,11 +77,10 @@ def transcribe_chunks(
     results = decode_batch(model, embeddings, caches, rules)
     for i, result in zip(rows, results):
         segment = segments[i]
-        raw = model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
-        segment.language, segment.text = model.parse_output(raw, forced_language=options[i].language)
+        segment.language, segment.text, segment.context_echo = heard_answer(
+            model, result.token_ids, options[i], waves[i]
+        )
         segment.token_ids, segment.finish_reason = result.token_ids, result.finish_reason
-        if is_context_echo(segment.text, options[i].prompt_text, waves[i]):  # echo.py: never silently
-            segment.text, segment.context_echo = "", True
     return segments
 
 
@@ -145,7 +142,7 @@ def transcribe(
     options: Optional[DecodeOptions] = None,
     on_progress: Optional[Callable[[float], None]] = None,
     aligner: Optional[Module] = None,
-    prefix_cache: Union[PrefixCache, bool] = True,
+    prefix_cache: Optional[PrefixCache] = None,
     vad: Optional[VoiceDetector] = None,
     diarizer: Optional[SpeakerDiarizer] = None,
 ) -> Transcription:
@@ -164,8 +161,9 @@ def transcribe(
     with no error. Files carry their own rate.
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     `prefix_cache`: the prompt's head (system turn with the context) computed once for all chunks
-    (True), never (False: every chunk prefills its whole prompt; the same tokens), or kept across
-    calls in a `PrefixCache(model)` (live sessions and the server pass theirs).
+    (None: a PrefixCache for this call), or kept across calls in a `PrefixCache(model)` (live sessions
+    and the server pass theirs); `PrefixCache.off(model)`: every chunk prefills its whole prompt (the
+    same tokens).
     `vad`: a Silero VAD (`mq.load_vad()`): only the stretches it hears speech in are decoded, cut in
     the pauses between them; noise, hum, music and silence never reach the recogniser. Without it,
     the whole audio is decoded, cut at its quietest points (chunks without an energy onset skipped).
@@ -216,7 +214,7 @@ def transcribe_batch(
     on_segment: Optional[Callable[[int, Segment], None]] = None,
     between_waves: Callable[[], None] = lambda: None,
     aligner: Optional[Module] = None,
-    prefix_cache: Union[PrefixCache, bool] = True,
+    prefix_cache: Optional[PrefixCache] = None,
     vad: Optional[VoiceDetector] = None,
     diarizer: Optional[SpeakerDiarizer] = None,
 ) -> list[Transcription]:

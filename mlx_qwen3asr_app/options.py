@@ -5,6 +5,7 @@ import argparse
 from mlx_qwen3asr.load import DEFAULT_MODEL
 from mlx_qwen3asr.silero_vad import VAD_CHOICES
 from mlx_qwen3asr.streaming.segmenter import MIN_MAX_UTTERANCE_SECONDS, MIN_PAUSE_SECONDS
+from mlx_qwen3asr.streaming.utterances import PARTIALS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,8 +100,8 @@ def add_decoding_options(seg) -> None:
     )
     seg.add_argument(
         "--partials",
-        choices=["auto", "streaming", "offline", "off"],
-        default="auto",
+        choices=PARTIALS,
+        default="streaming",
         help="how tentative text is made: the streaming engine, re-decoding, or not at all",
     )
     seg.add_argument("--refresh", type=float, default=0.5, help="at most one tentative update per this many s")

@@ -144,14 +144,13 @@ def _load(
         except ValueError as e:
             raise AppError(str(e)) from e
     say(f"[{stages}/{stages}] warming up (one short decode)")
-    partials = {"auto": "streaming", "off": "off"}.get(args.partials, args.partials)
     try:
         live = LiveSession(
             model,
             args.decode_options,
             pause=args.pause,
             max_utterance=args.max_utterance,
-            partials=partials,
+            partials=args.partials,
             refresh_every=args.refresh,
             channels_last=True,
             stats=stats,

@@ -70,7 +70,7 @@ def test_a_context_over_the_limit_is_refused_before_any_audio_is_decoded(tiny_mo
     mq.DecodeOptions(context=AT_LIMIT).check(tiny_model)  # accepted
     for call in (
         lambda: mq.transcribe(speech, tiny_model, context=TOO_LONG),
-        lambda: mq.StreamingTranscriber(tiny_model, None, TOO_LONG),
+        lambda: mq.StreamingTranscriber(tiny_model, mq.DecodeOptions(None, TOO_LONG)),
         lambda: mq.LiveSession(tiny_model, mq.DecodeOptions(context=TOO_LONG)),
     ):
         with pytest.raises(

@@ -86,9 +86,10 @@ def test_the_least_recently_used_head_is_dropped_to_stay_within_the_memory_bound
 
 
 @pytest.mark.parametrize("clip", CLIPS)
-@pytest.mark.parametrize("prefix_cache", [True, False], ids=["cache on", "cache off"])
-def test_golden_tokens_come_out_with_the_prefix_cache_on_and_off(tiny_model, clip, prefix_cache):
+@pytest.mark.parametrize("on", [True, False], ids=["cache on", "cache off"])
+def test_golden_tokens_come_out_with_the_prefix_cache_on_and_off(tiny_model, clip, on):
     golden = load_golden(clip)
+    prefix_cache = None if on else PrefixCache.off(tiny_model)  # None: one for the call
     for variant, options in VARIANTS.items():
         expected = golden[f"{variant}_tokens"].tolist()
         result = mq.transcribe(
@@ -112,7 +113,9 @@ def test_batched_rows_sharing_a_context_take_one_head_and_keep_their_golden_toke
 @pytest.mark.parametrize("context", CONTEXTS.values(), ids=CONTEXTS.keys())
 def test_a_file_of_many_chunks_computes_its_head_once_and_keeps_its_tokens(tiny_model, context):
     audio = np.tile(mq.load_audio(AUDIO / "long.wav"), 2)  # 31 s: 6 chunks of at most 6 s
-    off = mq.transcribe(audio, tiny_model, context=context, max_new_tokens=8, chunk_seconds=6, prefix_cache=False)
+    off = mq.transcribe(
+        audio, tiny_model, context=context, max_new_tokens=8, chunk_seconds=6, prefix_cache=PrefixCache.off(tiny_model)
+    )
     for batch_size in (1, 3):
         prefixes = PrefixCache(tiny_model)
         on = mq.transcribe(
@@ -127,12 +130,13 @@ def test_a_file_of_many_chunks_computes_its_head_once_and_keeps_its_tokens(tiny_
 @pytest.mark.parametrize("context", CONTEXTS.values(), ids=CONTEXTS.keys())
 def test_streaming_gives_the_same_updates_with_the_prefix_cache_on_and_off(tiny_model, context, kv_reuse):
     audio = speech_with_pauses()
-    tuning = StreamingTuning(kv_reuse=kv_reuse, max_new_tokens=8)
+    tuning, options = StreamingTuning(kv_reuse=kv_reuse), mq.DecodeOptions(None, context, 8)
     updates = {}
-    for prefix_cache in (True, False):
-        stream = mq.StreamingTranscriber(tiny_model, None, context, tuning=tuning, prefix_cache=prefix_cache)
+    for on in (True, False):
+        prefix_cache = None if on else PrefixCache.off(tiny_model)
+        stream = mq.StreamingTranscriber(tiny_model, options, tuning=tuning, prefix_cache=prefix_cache)
         fed = [stream.feed(audio[i : i + SR]) for i in range(0, len(audio), SR)] + [stream.finish()]
-        updates[prefix_cache] = [(u.committed, u.tentative) for u in fed]
+        updates[on] = [(u.committed, u.tentative) for u in fed]
     assert updates[True][-1][0], "the session must produce text"
     assert updates[True] == updates[False], "streaming text differs with the prefix cache"
 
@@ -143,16 +147,17 @@ def test_a_live_session_gives_the_same_events_with_the_prefix_cache_on_and_off(t
     audio = speech_with_pauses()
     options = mq.DecodeOptions(context=context, max_new_tokens=6)
     events = {}
-    for prefix_cache in (True, False):
+    for on in (True, False):
         clock = FakeClock()
+        prefix_cache = None if on else PrefixCache.off(tiny_model)
         live = mq.LiveSession(tiny_model, options, prefix_cache=prefix_cache, clock=clock)
         got = []
         for i in range(0, len(audio), 1600):
             clock.now = (i + 1600) / SR
             got += live.feed(audio[i : i + 1600], captured_at=clock.now)
         got += live.finish()
-        events[prefix_cache] = [(e.type, e.text, e.start, e.end) for e in got]
-        if prefix_cache:
+        events[on] = [(e.type, e.text, e.start, e.end) for e in got]
+        if on:
             assert live.engine.prefixes.misses == 1, "every utterance and partial takes the one head"
     commits = [e for e in events[True] if e[0] == "commit"]
     assert len(commits) == 3 and all(text for _, text, _, _ in commits), commits

@@ -2,6 +2,9 @@
 
 wave [samples] -> (start sample, piece) pairs covering it exactly, each <= max_seconds long;
 each cut at the quietest sample of the quietest 100 ms within the last 5 s before the limit.
+
+`quietest` is the one quietest-cut rule: offline splitting here (sample magnitudes), the live segmenter
+(streaming/segmenter.py: 20 ms frame powers) and the window engine (through split_audio) cut with it.
 """
 
 import numpy as np
@@ -27,11 +30,16 @@ def split_audio(
         left = max(start + max_len // 2, limit - search)
         cut = limit
         if limit - left > win:
-            magnitude = np.abs(wave[left:limit])
-            energy = np.convolve(magnitude, np.ones(win, dtype=np.float32), mode="valid")
-            quietest = int(np.argmin(energy))
-            cut = left + quietest + int(np.argmin(magnitude[quietest : quietest + win]))
+            cut = left + quietest(np.abs(wave[left:limit]), win)
         chunks.append((start, wave[start:cut]))
         start = cut
     chunks.append((start, wave[start:]))
     return chunks
+
+
+def quietest(levels: np.ndarray, window: int) -> int:
+    """Index of the quietest value inside the quietest run of `window` values (by their sum) of `levels`
+    (sample magnitudes, or frame powers); the first on ties."""
+    sums = np.convolve(levels, np.ones(window, dtype=np.result_type(levels, np.float32)), mode="valid")
+    start = int(np.argmin(sums))
+    return start + int(np.argmin(levels[start : start + window]))

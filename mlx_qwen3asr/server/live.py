@@ -28,7 +28,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.streaming import Event, LiveSession, WindowSession
+from mlx_qwen3asr.prefix_cache import PrefixCache
+from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, WindowSession
 
 from .errors import APIError
 from .handshake import POLICY, PROTOCOL, origin_refused
@@ -52,13 +53,15 @@ def error_event(error: APIError) -> dict:
     return {"type": "error", **error.body()}
 
 
-def make_session(model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes, vad=None):
+def make_session(
+    model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
+) -> LiveTranscriber:
     """The connection's session on the served model, its prompt head from the server's PrefixCache."""
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
-        return WindowSession(model, decode, prefix_cache=prefixes or False, sample_rate=options.sample_rate)
+        return WindowSession(model, decode, prefix_cache=prefixes, sample_rate=options.sample_rate)
     return LiveSession(
-        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes or False,
+        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes,
         sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 
@@ -76,7 +79,7 @@ class LiveConnection:
         self.finish_requested = False
         self.wake = asyncio.Event()
         self.step = None  # the asyncio future of the step in flight
-        self.session: Union[LiveSession, WindowSession, None] = None
+        self.session: Optional[LiveTranscriber] = None
 
     async def run(self) -> None:
         o = self.options
@@ -192,7 +195,7 @@ class LiveConnection:
                 last = cut == len(waiting) and not self.backlog
                 events += self.session.feed(np.concatenate(waiting[:cut]), captured_at=arrived, partial=last)
             if cut < len(waiting):
-                events += self.session.gap(waiting[cut])
+                events += self.session.gap(waiting[cut])  # LiveSession's: engine=window takes no numbered frames
             waiting = waiting[cut + 1 :]
         return events
 

@@ -31,7 +31,7 @@ Decisions depend on sample counts only, never on a clock or on how the audio was
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Optional, Union
+from typing import Optional
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from ..silero_vad import load_vad
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
-from .utterances import UtteranceEngine, make_engine
+from .utterances import UtteranceEngine, check_partials, make_engine
 
 MIN_PARTIAL_SECONDS = 0.3
 PARTIAL_QUIET_LIMIT = 0.2  # the speaker may be pausing: keep the engine free for the final
@@ -66,31 +66,30 @@ class LiveSession:
         refresh_every: float = REFRESH_SECONDS,
         sample_rate: int = RATE,
         channels_last: bool = False,
-        prefix_cache: Union[PrefixCache, bool] = True,
+        prefix_cache: Optional[PrefixCache] = None,
         engine: Optional[UtteranceEngine] = None,
         vad: Optional[VoiceDetector] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off".
+        """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off" (utterances.PARTIALS).
         sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries no
         rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz;
         `feed(block, rate=...)` overrides it for one block (a device reopened at another rate).
         channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
         else the layout rule of audio/samples.py decides.
         prefix_cache: the prompt head's keys and values for every partial and final: computed once
-        for the session (True), never (False), or from a shared PrefixCache (a server's).
+        for the session (None), from a shared PrefixCache (a server's), or never (PrefixCache.off(model)).
         vad: which frames are speech: Silero VAD (None makes one, mq.load_vad(): the app's and the server's
         default too, so the same audio gives the same commits everywhere), or mq.EnergyVad() for
         vad.py's level rule (`--vad energy`); an utterance ends after `pause` seconds it hears no speech in.
         engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
-        if partials not in ("streaming", "offline", "off"):
-            raise ValueError(f"partials must be 'streaming', 'offline' or 'off', got {partials!r}")
+        check_partials(partials)
         if engine is None:
             if model is None:
                 raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
             options.check(model)
-            engine = make_engine(model, "offline" if partials == "off" else partials, options, prefix_cache)
+            engine = make_engine(model, partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
         self.segmenter = Segmenter(pause, max_utterance, voice=(vad or load_vad()).frame_judge(FRAME))
         self.refresh_every = None if partials == "off" else refresh_every

@@ -18,6 +18,7 @@ from typing import Optional, Protocol
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
+from ..audio.split import quietest
 from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, EnergyFrames, PauseTracker, frame_db
 from .input import SampleBuffer
 
@@ -169,9 +170,7 @@ class Segmenter:
         """Close the part up to the quietest 100 ms of the last 5 s; the rest stays open."""
         lo = max(self._start + 1, end - SEARCH_FRAMES)
         power = 10.0 ** (np.array(self._db[lo - self._first : end - self._first]) / 10.0)
-        windows = np.convolve(power, np.ones(QUIET_WINDOW), mode="valid")
-        quiet = int(np.argmin(windows))
-        cut = lo + quiet + int(np.argmin(power[quiet : quiet + QUIET_WINDOW]))
+        cut = lo + quietest(power, QUIET_WINDOW)
         utterance = self._close(cut, "cut", speech_end=cut)
         self._start = cut  # still speaking (the tracker goes on): the rest stays open
         return utterance

@@ -4,9 +4,10 @@
 `Update.committed` is the whole committed text of the session and only ever grows (each update's
 `committed` starts with the previous one; `new_committed` is what this call added). `tentative`
 is the current guess for what follows it; `committed + tentative` is the full current text.
-Knobs (keyword-only): chunk_seconds=2.0 (>= 0.5), window_seconds=30.0, max_prefix_tokens=150,
-rollback_tokens=5; `tuning=StreamingTuning(...)` switches each optimisation off (the text stays
-the same, only the cost changes) and caps tokens per run for random-weight models.
+`options` (DecodeOptions: language, context, hotwords, and max_new_tokens, a cap per decoder run for
+random-weight models). Knobs (keyword-only): chunk_seconds=2.0 (>= 0.5), window_seconds=30.0,
+max_prefix_tokens=150, rollback_tokens=5; `tuning=StreamingTuning(...)` switches each optimisation
+off (the text stays the same, only the cost changes).
 
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
@@ -26,23 +27,24 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 """
 
 import time
-from collections.abc import Callable, Sequence
-from typing import Optional, Union
+from collections.abc import Callable
+from typing import Optional
 
 import numpy as np
 
+from ..answer import read_partial
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
 from ..audio.vad import VoiceActivity
 from ..generate import Decoding
 from ..options import DecodeOptions, token_budget
-from ..prefix_cache import PrefixCache, prefix_cache_for
+from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
 from ..runtime.allocator import release_window
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
 from .updates import StreamingTuning, Update, Window
-from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback, window_text
+from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
@@ -57,30 +59,30 @@ class StreamingTranscriber:
     def __init__(
         self,
         model: Optional[Recogniser],
-        language: Optional[str] = None,
-        context: str = "",
+        options: DecodeOptions = DecodeOptions(),
         *,
-        hotwords: Sequence[str] = (),
         sample_rate: int = SAMPLE_RATE,
         chunk_seconds: float = 2.0,
         window_seconds: float = 30.0,
         max_prefix_tokens: int = 150,
         rollback_tokens: int = 5,
         tuning: StreamingTuning = StreamingTuning(),
-        prefix_cache: Union[PrefixCache, bool] = True,
+        prefix_cache: Optional[PrefixCache] = None,
         engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
     ):
-        """hotwords: terms to recognise, as in `transcribe`.
+        """options: language, context, hotwords as in `transcribe`; max_new_tokens caps each decoder run
+        (default: the window's token budget; random-weight models, which never stop, need a cap).
         sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries
         no rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz.
         chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
         window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
         rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
-        tuning: the optimisations' switches and a token cap per run (tests and benchmarks).
-        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (True:
-        computed once for this session; False: prefilled within the session's first prompt and kept
-        when kv_reuse is on, within every prompt when it is off; a PrefixCache: shared with others).
+        tuning: the optimisations' switches (tests and benchmarks).
+        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (None:
+        computed once for this session; a PrefixCache: shared with others; PrefixCache.off(model):
+        prefilled within the session's first prompt and kept when kv_reuse is on, within every prompt
+        when it is off).
         engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
         """
         if chunk_seconds < 0.5:
@@ -90,16 +92,15 @@ class StreamingTranscriber:
                 f"window_seconds={window_seconds} is too small: use at least "
                 f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}"
             )
-        self.decode_options = DecodeOptions(language, context, hotwords=tuple(hotwords))
-        self.language = self.decode_options.language
+        self.options, self.language = options, options.language
         if engine is None:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
             self.decode_options.check(model)
             engine = WindowDecoder(
-                model, self.decode_options, encoder_cache=tuning.encoder_cache,
+                model, options, encoder_cache=tuning.encoder_cache,
                 kv_reuse=tuning.kv_reuse, draft=tuning.draft, stop_loops=tuning.stop_loops,
-                prefixes=prefix_cache_for(model, prefix_cache),
+                prefixes=prefix_cache,
             )  # fmt: skip
         self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
@@ -119,12 +120,23 @@ class StreamingTranscriber:
     def feed(self, pcm: np.ndarray) -> Update:
         """Add samples (any length; float in [-1, 1] or integers; mono, or 2-D by the layout rule of
         mlx_qwen3asr.audio.samples) at the session's sample_rate; run the steps that are due."""
-        samples = self.incoming.convert(pcm)
+        return self.push(self.incoming.convert(pcm))
+
+    def push(self, samples: np.ndarray) -> Update:
+        """feed() of samples already 16 kHz mono float32 (a LiveSession's, converted once): whole chunks
+        are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`."""
         self.audio_samples += samples.size
-        self.pending.append(samples)
         before, self._compute, self._steps = self.committed, 0.0, 0
-        while self.pending.size >= self.chunk:
-            self._step(self.pending.take(self.chunk))
+        start = 0
+        if self.pending.size:  # a chunk begun by earlier samples
+            start = min(len(samples), self.chunk - self.pending.size)
+            self.pending.append(samples[:start])
+            if self.pending.size == self.chunk:
+                self._step(self.pending.take())
+        while len(samples) - start >= self.chunk:
+            self._step(samples[start : start + self.chunk])
+            start += self.chunk
+        self.pending.append(samples[start:])
         return self._update(before)
 
     def finish(self) -> Update:
@@ -223,8 +235,8 @@ class StreamingTranscriber:
         """One decoder run on the window: its output replaces window.raw."""
         window, prefix = self.window, self._prefix()
         budget = max(0, token_budget(len(window.audio) / SAMPLE_RATE) - len(prefix))
-        if self.tuning.max_new_tokens is not None:
-            budget = min(budget, self.tuning.max_new_tokens)
+        if self.options.max_new_tokens is not None:
+            budget = min(budget, self.options.max_new_tokens)
         start = self.clock()
         result = self.engine.decode(window.audio, prefix, window.raw[len(prefix) :], budget)
         self._compute += self.clock() - start
@@ -255,7 +267,7 @@ class StreamingTranscriber:
 
     def _commit(self, final: bool) -> None:
         window = self.window
-        language, text = window_text(self.engine, window.committed, self.language)
+        language, text = read_partial(self.engine, window.committed, self.language)
         if final:
             language, text = final_text(self.engine, window.raw, text, self.language)
         committed = joined(window.base, text)
@@ -266,7 +278,7 @@ class StreamingTranscriber:
     def _update(self, before: str) -> Update:
         if self._dirty:  # re-read the window's text only after a decoder run or a new window
             window = self.window
-            language, text = window_text(self.engine, window.raw, self.language)
+            language, text = read_partial(self.engine, window.raw, self.language)
             current = joined(window.base, text)
             assert current.startswith(self.committed), "the hypothesis must extend the committed text"
             self._tentative = current[len(self.committed) :]

@@ -2,19 +2,18 @@
 its current window (`Window`): the plain values StreamingTranscriber (transcriber.py) works with."""
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class StreamingTuning:
-    """Switches for equality tests and benchmarks. The defaults are the fast, exact settings."""
+    """Switches for equality tests and benchmarks. The defaults are the fast, exact settings. (The
+    token cap per run is the session's DecodeOptions.max_new_tokens.)"""
 
     encoder_cache: bool = True  # encode only the 8 s encoder windows whose input changed
     kv_reuse: bool = True  # keep the decoder's keys/values of the prompt head and unchanged audio
     draft: bool = True  # verify the last run's tail in one batched forward pass
-    max_new_tokens: Optional[int] = None  # cap per decoder run (random-weight models never stop)
     stop_loops: bool = True  # False only to benchmark random weights, which loop at once
 
 

@@ -21,21 +21,24 @@ the encoder's new windows and one forward pass instead of one decoder step per t
 in docs/live.md). Utterances transcribe would split (over 30 s) or skip (no speech) go to it.
 """
 
-from typing import Optional, Protocol, Union
+from typing import Optional, Protocol
 
 import numpy as np
 
+from ..answer import heard_answer
 from ..audio.samples import SAMPLE_RATE as RATE
-from ..echo import is_context_echo
 from ..generate import Decoding
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser
 from ..transcribe import has_speech, transcribe
-from .transcriber import StreamingTranscriber, StreamingTuning
+from .transcriber import StreamingTranscriber
 
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0
+# How tentative text is made: the streaming engine (the default), re-decoding the utterance so far, or
+# not at all (finals only). The one spelling: LiveSession's `partials=`, the app's and the bench's --partials.
+PARTIALS = ("streaming", "offline", "off")
 
 
 def warm_up_audio() -> np.ndarray:
@@ -60,11 +63,11 @@ class UtteranceEngine(Protocol):
 class OfflineEngine:
     """Partials and finals both from `transcribe` on the whole utterance so far.
 
-    prefix_cache: the prompt head's keys and values computed once for the session (True), never
-    (False), or taken from a shared PrefixCache; every utterance (and partial) starts from them."""
+    prefix_cache: the prompt head's keys and values computed once for the session (None), taken from
+    a shared PrefixCache, or never (PrefixCache.off); every utterance (and partial) starts from them."""
 
     def __init__(
-        self, model: Recogniser, options: DecodeOptions = DecodeOptions(), prefix_cache: Union[PrefixCache, bool] = True
+        self, model: Recogniser, options: DecodeOptions = DecodeOptions(), prefix_cache: Optional[PrefixCache] = None
     ) -> None:
         self.model, self.options = model, options
         self.language = options.language or ""
@@ -87,7 +90,7 @@ class OfflineEngine:
         return self._final(audio)
 
     def _final(self, audio: np.ndarray) -> str:
-        result = transcribe(audio, self.model, options=self.options, prefix_cache=self.prefixes or False)
+        result = transcribe(audio, self.model, options=self.options, prefix_cache=self.prefixes)
         self.language = result.language or self.language
         return result.text
 
@@ -97,11 +100,13 @@ class OfflineEngine:
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
         options = DecodeOptions(self.options.language, self.options.context, 2, self.options.hotwords)
-        transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes or False)
+        transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes)
 
 
 class StreamingEngine(OfflineEngine):
-    """Partials from `StreamingTranscriber`, fed only the audio it has not seen yet.
+    """Partials from `StreamingTranscriber`, pushed only the whole chunks of the utterance's audio it has
+    not seen yet: the LiveSession's samples, converted once (no second resampler pass) and buffered
+    once (an unfinished chunk stays in the utterance's audio until it is whole).
 
     It decodes once per STREAM_CHUNK_SECONDS of audio (the library's default of 2 s would show at
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
@@ -111,7 +116,7 @@ class StreamingEngine(OfflineEngine):
         self,
         model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
-        prefix_cache: Union[PrefixCache, bool] = True,
+        prefix_cache: Optional[PrefixCache] = None,
         reuse: bool = True,
     ) -> None:
         """reuse: finals verify the last partial as a draft and keep its encoder windows (the same
@@ -120,21 +125,16 @@ class StreamingEngine(OfflineEngine):
         self.reuse = reuse
         self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
         self._stream = StreamingTranscriber(
-            model,
-            options.language,
-            options.context,
-            hotwords=options.hotwords,
-            chunk_seconds=STREAM_CHUNK_SECONDS,
-            tuning=StreamingTuning(max_new_tokens=options.max_new_tokens),
-            prefix_cache=self.prefixes or False,
+            model, options, chunk_seconds=STREAM_CHUNK_SECONDS, prefix_cache=self.prefixes
         )
         self._fed = 0
 
     def partial(self, audio: np.ndarray) -> str:
         if len(audio) < self._fed:  # a new utterance without a final in between (never expected)
             self._restart()
-        update = self._stream.feed(audio[self._fed :])
-        self._fed = len(audio)
+        whole = (len(audio) - self._fed) // self._stream.chunk * self._stream.chunk  # the rest waits in `audio`
+        update = self._stream.push(audio[self._fed : self._fed + whole])  # converted once, by the LiveSession
+        self._fed += whole
         self.language = update.language or self.language
         return update.text.strip()
 
@@ -153,12 +153,9 @@ class StreamingEngine(OfflineEngine):
             return super()._final(audio)
         result = self._stream.decode_whole(audio, self.options.budget(len(audio) / RATE))
         self.last_final = result
-        raw = self.model.tokenizer.decode(result.token_ids, skip_special_tokens=True)
-        language, text = self.model.parse_output(raw, forced_language=self.options.language)  # as transcribe_chunks
-        if is_context_echo(text, self.options.context, audio):  # as transcribe_chunks: the echo guard
-            text = ""
-        self.language = language or self.language
-        return text.strip()
+        answer = heard_answer(self.model, result.token_ids, self.options, audio)  # read as transcribe_chunks reads
+        self.language = answer.language or self.language
+        return answer.text.strip()
 
     def warm_up(self) -> None:
         super().warm_up()
@@ -174,12 +171,19 @@ def make_engine(
     model: Recogniser,
     partials: str = "streaming",
     options: DecodeOptions = DecodeOptions(),
-    prefix_cache: Union[PrefixCache, bool] = True,
+    prefix_cache: Optional[PrefixCache] = None,
     reuse: bool = True,
 ) -> OfflineEngine:
-    """partials: "streaming" (the streaming engine; "auto" is the same), or "offline" (re-decode the
-    utterance so far). prefix_cache: as in OfflineEngine. reuse: the streaming engine's finals reuse
-    the partials' work."""
-    if partials == "offline":
+    """partials (one of PARTIALS): "streaming" (the streaming engine), "offline" (re-decode the utterance
+    so far) or "off" (finals only: transcribe's). prefix_cache: as in OfflineEngine. reuse: the
+    streaming engine's finals reuse the partials' work."""
+    check_partials(partials)
+    if partials != "streaming":
         return OfflineEngine(model, options, prefix_cache)
     return StreamingEngine(model, options, prefix_cache, reuse)
+
+
+def check_partials(partials: str) -> None:
+    """ValueError (one line) unless `partials` is one of PARTIALS."""
+    if partials not in PARTIALS:
+        raise ValueError(f"partials must be one of {', '.join(map(repr, PARTIALS))}, got {partials!r}")

@@ -14,9 +14,10 @@
 
 Each optimisation is a constructor switch so tests can check that on and off give the same tokens.
 
-A window's ids read as text by the model's own parsers: `window_text` (append-only: the text of a
+A window's ids read as text by the decode tail (answer.py): `read_partial` (append-only: the text of a
 prefix of the ids is a prefix of the text), `final_text` (the official parse once the window is
-closed), and `rollback` (the prefix rule's "minus the last K tokens, not inside a UTF-8 character").
+closed, when it extends what is committed), and `rollback` (the prefix rule's "minus the last K
+tokens, not inside a UTF-8 character").
 """
 
 from collections.abc import Sequence
@@ -25,38 +26,23 @@ from typing import Optional, Protocol
 import mlx.core as mx
 import numpy as np
 
+from ..answer import Reader, read_answer, read_partial
 from ..generate import Decoding, StopRules, choices, decode
 from ..model.cache import KVCache, trim_cache
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache
+from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser, encode_audio
 from ..script import join_text
 from ..tokenizer import Tokenizer
 
 
-class Reader(Protocol):
-    """What reads a window's ids as text: the model (or the engine that holds it; tests pass fakes)."""
-
-    tokenizer: Tokenizer
-
-    def parse_output(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]: ...
-
-    def parse_partial(self, raw: str, forced_language: Optional[str] = None) -> tuple[str, str]: ...
-
-
-def window_text(reader: Reader, ids: Sequence[int], forced_language: Optional[str] = None) -> tuple[str, str]:
-    """(language, text) of a window's output ids, read by the model's own append-only parser: the text
-    of a prefix of ids is a prefix of this one (no clean-up that could rewrite earlier text)."""
-    return reader.parse_partial(reader.tokenizer.decode(list(ids)), forced_language)
-
-
 def final_text(reader: Reader, ids: Sequence[int], committed: str, forced_language: Optional[str]) -> tuple[str, str]:
     """(language, text) of a closed window: the model's own parse (as offline transcription gives it)
     when it extends the committed text, else the append-only reading."""
-    language, text = reader.parse_output(reader.tokenizer.decode(list(ids)), forced_language)
+    language, text = read_answer(reader, ids, forced_language)
     if text.startswith(committed):
         return language, text
-    return window_text(reader, ids, forced_language)
+    return read_partial(reader, ids, forced_language)
 
 
 def joined(base: str, text: str) -> str:
@@ -98,9 +84,10 @@ class WindowDecoder:
         stop_loops: bool = True,
         prefixes: Optional[PrefixCache] = None,
     ):
-        """prefixes: where a fresh cache takes the prompt head's keys and values from (None: the
-        head is prefilled with the rest of the first prompt)."""
-        self.model, self.prefixes = model, prefixes
+        """prefixes: where a fresh cache takes the prompt head's keys and values from (None: a
+        PrefixCache of its own; PrefixCache.off(model): the head is prefilled with the rest of the
+        first prompt)."""
+        self.model, self.prefixes = model, prefix_cache_for(model, prefixes)
         self.context, self.language = options.context, options.language
         self.hotwords = options.hotwords
         self.head, self.tail = model.prompt_parts(options.context, options.language, options.hotwords)
@@ -147,11 +134,7 @@ class WindowDecoder:
     def _reusable(self, stable: int) -> int:
         """Trim the KV cache to its longest prefix still valid for the new prompt; return its length."""
         if not self.kv_reuse or not self.cache[0].offset:
-            self.cache = (
-                self.prefixes.cache(self.context, self.language, hotwords=self.hotwords)
-                if self.prefixes
-                else self.model.make_cache()
-            )
+            self.cache = self.prefixes.cache(self.context, self.language, hotwords=self.hotwords)
         keep = min(stable, self.cache[0].offset)
         trim_cache(self.cache, self.cache[0].offset - keep)
         return keep

@@ -11,7 +11,7 @@ and `end` of a commit are the session seconds of the previous commit and of this
 was spoken between them, as far as the window engine can tell).
 """
 
-from typing import Optional, Union
+from typing import Optional
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
-from .transcriber import StreamingTranscriber, StreamingTuning, Update
+from .transcriber import StreamingTranscriber, Update
 
 
 class WindowSession:
@@ -31,20 +31,11 @@ class WindowSession:
         self,
         model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
-        prefix_cache: Union[PrefixCache, bool] = True,
+        prefix_cache: Optional[PrefixCache] = None,
         sample_rate: int = SAMPLE_RATE,
     ) -> None:
         """prefix_cache, sample_rate (of the blocks fed): as StreamingTranscriber's."""
-        tuning = StreamingTuning(max_new_tokens=options.max_new_tokens)
-        self.stream = StreamingTranscriber(
-            model,
-            options.language,
-            options.context,
-            hotwords=options.hotwords,
-            tuning=tuning,
-            prefix_cache=prefix_cache,
-            sample_rate=sample_rate,
-        )
+        self.stream = StreamingTranscriber(model, options, prefix_cache=prefix_cache, sample_rate=sample_rate)
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits
         self._until = 0.0  # session seconds at the last commit

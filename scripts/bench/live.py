@@ -30,7 +30,7 @@ import numpy as np
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
-from mlx_qwen3asr.streaming.utterances import make_engine
+from mlx_qwen3asr.streaming.utterances import PARTIALS, make_engine
 from mlx_qwen3asr_app.replay import FileSource
 from mlx_qwen3asr_app.transcript import write_float_wav
 from mlx_qwen3asr_app.worker import Worker, make_queue
@@ -131,12 +131,10 @@ class Recorder:
 def replay(model, wav: Path, args, recorder: Recorder):
     """Replay `wav` at real-time pace through a LiveSession; (replay start, stats, engine)."""
     options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
-    partials = "streaming" if args.partials == "auto" else args.partials
     blocks = make_queue()
-    kind = "offline" if partials == "off" else partials
-    engine = TimedEngine(make_engine(model, kind, options, reuse=args.finals == "reuse"))
+    engine = TimedEngine(make_engine(model, args.partials, options, reuse=args.finals == "reuse"))
     live = mq.LiveSession(
-        None, options, pause=args.pause, partials=partials, channels_last=True, engine=engine
+        None, options, pause=args.pause, partials=args.partials, channels_last=True, engine=engine
     )  # FileSource blocks are [n, 1], as the app's
     live.warm_up()
 
@@ -206,7 +204,7 @@ def main() -> None:
     p.add_argument("--cache-dir", type=Path, default=CACHE_DIR, help="where the random checkpoint is kept")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--max-new-tokens", type=int, default=20)
-    p.add_argument("--partials", choices=["auto", "streaming", "offline", "off"], default="auto")
+    p.add_argument("--partials", choices=PARTIALS, default="streaming")
     p.add_argument("--pause", type=float, default=0.6)
     p.add_argument("--language", default=None, help="force a language (default: detected)")
     p.add_argument(
@@ -263,8 +261,6 @@ def final_decodes(model, args) -> None:
     it: the draft accepted whole, the encoder and the prompt's keys/values kept): what a final costs
     when the partial was right, as a prepared final in the pause. Interleaved scratch, verify, verify,
     scratch per sentence (after a 0.5 s lead-in)."""
-    from mlx_qwen3asr.streaming import StreamingTuning
-
     budget = args.max_new_tokens
     times: dict[str, list[float]] = {"scratch": [], "verify": []}
     accepted = []
@@ -275,9 +271,8 @@ def final_decodes(model, args) -> None:
         for mode in ("scratch", "verify", "verify", "scratch"):
             if mode == "verify":  # one streaming run over the whole audio: the partial that heard it all
                 stream = mq.StreamingTranscriber(
-                    model, args.language, chunk_seconds=len(audio) / RATE,
-                    tuning=StreamingTuning(max_new_tokens=budget),
-                )  # fmt: skip
+                    model, mq.DecodeOptions(args.language, max_new_tokens=budget), chunk_seconds=len(audio) / RATE
+                )
                 stream.feed(audio)
             start = time.perf_counter()
             if mode == "verify":

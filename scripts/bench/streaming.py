@@ -31,6 +31,7 @@ import numpy as np
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
@@ -99,10 +100,14 @@ class Run:
 
 def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -> Run:
     """Feed `audio` chunk by chunk; time every step; note memory at the end of the marked minutes."""
-    tuning = StreamingTuning(**switches, **random_caps(args))
-    inner = WindowDecoder(model, DecodeOptions(args.language), **switches, stop_loops=tuning.stop_loops)
+    random = not args.model  # random weights never stop and loop at once: a cap, no loop stop
+    options = DecodeOptions(args.language, max_new_tokens=RANDOM_TOKENS_PER_RUN if random else None)
+    tuning = StreamingTuning(**switches, stop_loops=not random)
+    inner = WindowDecoder(
+        model, options, **switches, stop_loops=tuning.stop_loops, prefixes=PrefixCache.off(model)
+    )  # the head prefilled with the first prompt, as the window engine did before PrefixCache
     engine = CountingEngine(inner)
-    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk, tuning=tuning, engine=engine)
+    transcriber = StreamingTranscriber(model, options, chunk_seconds=args.chunk, tuning=tuning, engine=engine)
     chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=engine.counts)
     for start in range(0, len(audio), chunk):
         minute = start // (60 * mq.SAMPLE_RATE)
@@ -118,10 +123,6 @@ def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -
     run.text = transcriber.finish().committed
     run.rebuilds = inner.encoder.rebuilds if inner.encoder else 0
     return run
-
-
-def random_caps(args) -> dict:
-    return {} if args.model else dict(max_new_tokens=RANDOM_TOKENS_PER_RUN, stop_loops=False)
 
 
 def rss_bytes() -> int:
@@ -189,7 +190,7 @@ def cer(model, args) -> None:
     """Real weights: character error rate of the streamed text against offline transcription."""
     audio = mq.load_audio(args.audio)
     offline = mq.transcribe(audio, model, language=args.language).text
-    transcriber = StreamingTranscriber(model, args.language, chunk_seconds=args.chunk)
+    transcriber = StreamingTranscriber(model, DecodeOptions(args.language), chunk_seconds=args.chunk)
     for start in range(0, len(audio), int(args.chunk * mq.SAMPLE_RATE)):
         transcriber.feed(audio[start : start + int(args.chunk * mq.SAMPLE_RATE)])
     streamed = transcriber.finish().committed

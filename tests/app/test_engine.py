@@ -1,5 +1,6 @@
 """The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
+import pytest
 from dictation_helpers import burst
 
 import mlx_qwen3asr as mq
@@ -26,12 +27,10 @@ def test_offline_partials_re_decode_the_utterance(tiny_model):
 
 
 def test_streaming_partials_and_offline_finals(listening_model):
-    from mlx_qwen3asr.streaming import StreamingTuning
-
     audio = burst(2.0, seed=6)
-    engine = make_engine(listening_model, "auto", mq.DecodeOptions(max_new_tokens=6))
-    assert isinstance(engine, StreamingEngine), "auto prefers the streaming engine"
-    stream = mq.StreamingTranscriber(listening_model, chunk_seconds=1.0, tuning=StreamingTuning(max_new_tokens=6))
+    engine = make_engine(listening_model, "streaming", mq.DecodeOptions(max_new_tokens=6))
+    assert isinstance(engine, StreamingEngine), "streaming partials come from the streaming engine"
+    stream = mq.StreamingTranscriber(listening_model, mq.DecodeOptions(max_new_tokens=6), chunk_seconds=1.0)
     reference = stream.feed(audio).text.strip()
     partials = [engine.partial(audio[:n]) for n in (8000, 16000, 32000)]
     assert partials[-1] == reference, "fed piece by piece, the partial is the streaming text for all of it"
@@ -46,3 +45,18 @@ def test_the_warm_up_runs_both_decoders_it_is_meant_to_warm():
     audio = warm_up_audio()
     assert contains_speech(audio), "offline transcribe must not skip the warm-up as silence"
     assert VoiceActivity().push(audio).any(), "the streaming engine must hear speech in it, or it never decodes"
+
+
+def test_the_partials_setting_has_one_spelling_everywhere(tiny_model):
+    from mlx_qwen3asr.streaming.utterances import PARTIALS
+    from mlx_qwen3asr_app.options import build_parser
+
+    assert build_parser().parse_args([]).partials == "streaming", "the app's default is the library's"
+    for wrong in ("auto", "stream"):
+        with pytest.raises(ValueError, match="partials must be one of 'streaming', 'offline', 'off'"):
+            make_engine(tiny_model, wrong)
+        with pytest.raises(ValueError, match="partials must be one of"):
+            mq.LiveSession(tiny_model, partials=wrong)
+    assert [type(make_engine(tiny_model, p)).__name__ for p in PARTIALS] == [
+        "StreamingEngine", "OfflineEngine", "OfflineEngine"
+    ], "off: finals only, from transcribe"  # fmt: skip

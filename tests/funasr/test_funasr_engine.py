@@ -9,9 +9,9 @@ from funasr_goldens import FIXTURES, clip, load_funasr_golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr import cli
+from mlx_qwen3asr.answer import read_partial
 from mlx_qwen3asr.funasr import FunAsrNano
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
-from mlx_qwen3asr.streaming.window_decoder import window_text
 
 SR = mq.SAMPLE_RATE
 
@@ -66,8 +66,8 @@ def test_batched_transcription_equals_each_input_alone(funasr):
 
 def test_streaming_input_shorter_than_a_chunk_gives_the_offline_transcript(funasr):
     audio = clip("short")
-    tuning = StreamingTuning(max_new_tokens=6)
-    stream = StreamingTranscriber(funasr, "English", "Names: Qwen", chunk_seconds=4.0, tuning=tuning)
+    options = mq.DecodeOptions("English", "Names: Qwen", 6)
+    stream = StreamingTranscriber(funasr, options, chunk_seconds=4.0)
     assert stream.feed(audio).steps == 0
     streamed = stream.finish()
     offline = mq.transcribe(audio, funasr, language="English", context="Names: Qwen", max_new_tokens=6)
@@ -78,8 +78,8 @@ def test_streaming_gives_the_same_text_with_its_optimisations_on_and_off(funasr)
     audio = clip("long")[: 7 * SR]
     texts = []
     for on in (True, False):
-        tuning = StreamingTuning(encoder_cache=on, kv_reuse=on, draft=on, max_new_tokens=8)
-        stream = StreamingTranscriber(funasr, chunk_seconds=1.0, tuning=tuning)
+        tuning = StreamingTuning(encoder_cache=on, kv_reuse=on, draft=on)
+        stream = StreamingTranscriber(funasr, mq.DecodeOptions(max_new_tokens=8), chunk_seconds=1.0, tuning=tuning)
         for start in range(0, len(audio), SR):
             stream.feed(audio[start : start + SR])
         texts.append(stream.finish().committed)
@@ -125,4 +125,4 @@ def test_a_checkpoint_that_stores_the_tied_head_loads_to_the_same_model(funasr, 
 
 def test_streaming_text_is_shown_at_once_since_fun_asr_nano_answers_have_no_language_header(funasr):
     ids = funasr.tokenizer.encode("lang")  # a Qwen3-ASR answer starting so would be its header being written
-    assert window_text(funasr, ids) == ("", "lang")
+    assert read_partial(funasr, ids) == ("", "lang")

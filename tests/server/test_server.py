@@ -12,6 +12,7 @@ from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form,
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.formats import FORMATS
+from mlx_qwen3asr.prefix_cache import PrefixCache
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 UPLOAD_LIMIT_MB = 2
@@ -37,7 +38,11 @@ def long_pcm() -> np.ndarray:
 def expected(model, pcm: np.ndarray, **options) -> mq.Transcription:
     """The library's transcription, every prompt prefilled whole (the server reuses prompt heads)."""
     return mq.transcribe(
-        pcm.astype(np.float32) / 32768, model, max_new_tokens=MAX_NEW_TOKENS, prefix_cache=False, **options
+        pcm.astype(np.float32) / 32768,
+        model,
+        max_new_tokens=MAX_NEW_TOKENS,
+        prefix_cache=PrefixCache.off(model),
+        **options,
     )
 
 

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.streaming import StreamingTuning
+from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.streaming.events import FIELDS
 from mlx_qwen3asr.testing.signals import noise, silence
 
@@ -127,7 +127,7 @@ def test_a_prompt_costs_once_and_commits_what_the_library_commits_with_every_pro
     sent = pcm[: 9 * RATE]
     events = live_events(server, frames_of(sent), "?" + urlencode({"prompt": prompt, "max_new_tokens": 6}))
     options = mq.DecodeOptions(context=prompt, max_new_tokens=6)
-    live = mq.LiveSession(listening_model, options, prefix_cache=False, vad=mq.load_vad())
+    live = mq.LiveSession(listening_model, options, prefix_cache=PrefixCache.off(listening_model), vad=mq.load_vad())
     audio, expected = sent.astype(np.float32) / 32768, []
     for start in range(0, len(audio), 1600):
         expected += live.feed(audio[start : start + 1600])
@@ -164,7 +164,7 @@ def test_float32_frames_work_and_a_bad_frame_is_reported_and_dropped(server, lis
 
 def test_the_window_engine_is_an_option_with_the_same_events(server, listening_model, recording):
     _, pcm = recording
-    stream = mq.StreamingTranscriber(listening_model, tuning=StreamingTuning(max_new_tokens=MAX_NEW_TOKENS))
+    stream = mq.StreamingTranscriber(listening_model, mq.DecodeOptions(max_new_tokens=MAX_NEW_TOKENS))
     stream.feed(pcm)
     reference = stream.finish()
     events = live_events(server, frames_of(pcm), "?engine=window")

@@ -23,7 +23,9 @@ def held_mb() -> float:
 def test_memory_after_many_windows_is_no_more_than_after_the_first(tiny_model):
     long = mq.load_audio(AUDIO / "long.wav")
     rng = np.random.default_rng(0)
-    stream = StreamingTranscriber(tiny_model, tuning=StreamingTuning(max_new_tokens=12, stop_loops=False))
+    stream = StreamingTranscriber(
+        tiny_model, mq.DecodeOptions(max_new_tokens=12), tuning=StreamingTuning(stop_loops=False)
+    )
     held = []
     for window in range(20):  # speech of 3-15 s, then a 2.5 s pause: the window closes
         speech = long[: int(rng.uniform(3, 15) * RATE)]

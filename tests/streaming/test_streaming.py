@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.answer import read_partial
 from mlx_qwen3asr.audio import resample
 from mlx_qwen3asr.generate import find_loop
 from mlx_qwen3asr.qwen3asr.answer import parse_output, parse_partial
@@ -14,13 +15,14 @@ from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
 from mlx_qwen3asr.qwen3asr.encoder_cache import EncoderCache
 from mlx_qwen3asr.recogniser import encode_audio
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
-from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback, window_text
+from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures/audio"
 
 SR = mq.SAMPLE_RATE
-OFF = StreamingTuning(encoder_cache=False, kv_reuse=False, draft=False, max_new_tokens=6)
-ON = StreamingTuning(max_new_tokens=6)
+OFF = StreamingTuning(encoder_cache=False, kv_reuse=False, draft=False)
+ON = StreamingTuning()
+SIX = mq.DecodeOptions(max_new_tokens=6)  # random weights never stop: 6 tokens per run
 
 
 def loud(seconds: float, seed: int = 0) -> np.ndarray:
@@ -249,14 +251,14 @@ def test_int16_and_float32_input_give_the_same_steps():
 # --- text helpers ----------------------------------------------------------------------------------
 
 
-def test_window_text_of_a_prefix_is_a_prefix_of_the_text(tiny_model):
+def test_the_partial_reading_of_a_prefix_is_a_prefix_of_the_text(tiny_model):
     tokenizer = tiny_model.tokenizer
     ids = tokenizer.encode("language English<asr_text>Ein Maß 𝄞 voll, naïve 日本語 text.")
-    texts = [window_text(tiny_model, ids[:n])[1] for n in range(len(ids) + 1)]
+    texts = [read_partial(tiny_model, ids[:n])[1] for n in range(len(ids) + 1)]
     for shorter, longer in zip(texts, texts[1:]):
         assert longer.startswith(shorter.rstrip("\ufffd")), (shorter, longer)
     assert texts[-1] == "Ein Maß 𝄞 voll, naïve 日本語 text."
-    assert window_text(tiny_model, ids)[0] == "English"
+    assert read_partial(tiny_model, ids)[0] == "English"
 
 
 def test_rollback_never_ends_inside_a_utf8_character(tiny_model):
@@ -286,7 +288,7 @@ def session_updates(tiny_model):
     """Every Update of the session streamed with all optimisations on, and with all off."""
     audio = speech_session()
     return {
-        name: feed_all(StreamingTranscriber(tiny_model, tuning=o, window_seconds=12.0), audio, [32000])
+        name: feed_all(StreamingTranscriber(tiny_model, SIX, tuning=o, window_seconds=12.0), audio, [32000])
         for name, o in (("on", ON), ("off", OFF))
     }
 
@@ -310,14 +312,14 @@ def test_committed_text_only_grows_and_holds_no_loop(tiny_model, session_updates
 @pytest.fixture(scope="module")
 def long_golden_off(tiny_model) -> list:
     audio = mq.load_audio(AUDIO / "long.wav")
-    return feed_all(StreamingTranscriber(tiny_model, tuning=OFF), audio, [SR])
+    return feed_all(StreamingTranscriber(tiny_model, SIX, tuning=OFF), audio, [SR])
 
 
 @pytest.mark.parametrize("switch", ["encoder_cache", "kv_reuse", "draft"])
 def test_each_optimisation_alone_changes_no_text_on_the_long_golden(tiny_model, long_golden_off, switch):
     alone = StreamingTuning(**{**vars(OFF), switch: True})
     audio = mq.load_audio(AUDIO / "long.wav")
-    updates = feed_all(StreamingTranscriber(tiny_model, tuning=alone), audio, [SR])
+    updates = feed_all(StreamingTranscriber(tiny_model, SIX, tuning=alone), audio, [SR])
     assert [u.text for u in updates] == [u.text for u in long_golden_off], f"{switch} changed the text"
     assert updates[-1].committed, "the golden must produce text"
 
@@ -327,7 +329,7 @@ def test_output_does_not_depend_on_how_audio_is_cut_into_feeds(tiny_model):
     sizes = {"1 sample": [1], "0.1 s": [1600], "2 s": [32000], "random": [1, 7000, 123, 40000, 5]}
     texts = {}
     for name, cut in sizes.items():
-        updates = feed_all(StreamingTranscriber(tiny_model, chunk_seconds=1.0, tuning=ON), audio, cut)
+        updates = feed_all(StreamingTranscriber(tiny_model, SIX, chunk_seconds=1.0, tuning=ON), audio, cut)
         texts[name] = [(u.committed, u.tentative) for u in updates if u.steps]
     assert texts["2 s"][-1][0], "the audio must produce text"
     for name, got in texts.items():
@@ -339,7 +341,7 @@ def test_output_does_not_depend_on_how_audio_is_cut_into_feeds(tiny_model):
 @pytest.mark.parametrize("language, context", [(None, ""), ("English", "Names: Qwen")])
 def test_input_shorter_than_a_chunk_gives_the_offline_transcript(tiny_model, name, language, context):
     audio = mq.load_audio(AUDIO / f"{name}.wav")
-    stream = StreamingTranscriber(tiny_model, language, context, chunk_seconds=4.0, tuning=ON)
+    stream = StreamingTranscriber(tiny_model, mq.DecodeOptions(language, context, 6), chunk_seconds=4.0, tuning=ON)
     assert stream.feed(audio).steps == 0
     streamed = stream.finish()
     offline = mq.transcribe(audio, tiny_model, language=language, context=context, max_new_tokens=6)
