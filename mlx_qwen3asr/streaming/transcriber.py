@@ -96,7 +96,7 @@ class StreamingTranscriber:
         if engine is None:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
-            self.decode_options.check(model)
+            options.check(model)
             engine = WindowDecoder(
                 model, options, encoder_cache=tuning.encoder_cache,
                 kv_reuse=tuning.kv_reuse, draft=tuning.draft, stop_loops=tuning.stop_loops,
