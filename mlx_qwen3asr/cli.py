@@ -8,7 +8,8 @@ DIR, resumable (a rerun skips what is done), failures in DIR/failures.jsonl, a s
 Without -o all files are decoded together: their 30 s chunks share batches of --batch-size (default:
 default_batch_size, 16 rows unless their KV caches would take over a quarter of memory). On long
 work a progress bar (audio done / total, ETA; with -o files done / total) goes to stderr on a terminal.
-`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
+`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word;
+`--max-line-width/--max-line-count/--max-words-per-line/--highlight-words`: subtitles.py's cues).
 `--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker").
 """
 
@@ -36,6 +37,7 @@ from .recogniser import Recogniser
 from .result import Transcription
 from .silero_vad import vad_by_name
 from .speakers import with_speakers
+from .subtitles import SubtitleLayout
 from .transcribe import default_batch_size
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
@@ -99,7 +101,8 @@ def main(argv=None) -> int:
         results = [r and with_speakers(r, diarizer.diarize(wave)) for (_, wave), r in zip(loaded, results)]
     for (file, _), result in zip(loaded, results):
         if result is not None:
-            write_result(file, render(result, args.format[0], args.timestamps), several=len(args.files) > 1)
+            output = render(result, args.format[0], args.timestamps, args.layout)
+            write_result(file, output, several=len(args.files) > 1)
             report_zero_length_words(file, result)
     return 0 if len(args.files) == sum(result is not None for result in results) else 1
 
@@ -206,9 +209,27 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError("--diarize labels the printed transcripts; with -o DIR it is not supported yet")
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
+    args.layout = subtitle_layout(args)
     return DecodeOptions.from_files(
         args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords=args.hotwords
     )
+
+
+def subtitle_layout(args: argparse.Namespace) -> Optional[SubtitleLayout]:
+    """The readable-subtitle flags as one checked SubtitleLayout (None: none given)."""
+    limits = (args.max_line_width, args.max_line_count, args.max_words_per_line)
+    if all(limit is None for limit in limits) and not args.highlight_words:
+        return None
+    flags = "--max-line-width, --max-line-count, --max-words-per-line and --highlight-words"
+    if not args.aligner:
+        raise ValueError(
+            f"{flags} lay out the aligner's word times: add --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)"
+        )
+    if args.output_dir:
+        raise ValueError(f"{flags} shape the printed subtitles; with -o DIR they are not supported yet")
+    if args.timestamps == "word":
+        raise ValueError(f"--timestamps word gives one cue per word: leave out {flags}")
+    return SubtitleLayout(*limits, highlight_words=args.highlight_words)
 
 
 def write_result(file: str, output: str, several: bool) -> None:
