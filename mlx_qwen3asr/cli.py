@@ -33,10 +33,11 @@ from .load import load, slow_quantized_note
 from .options import DecodeOptions
 from .plan import InputError
 from .progress import progress_bar
+from .pyannote.turns import Diarization
 from .recogniser import Recogniser
 from .result import Transcription
 from .silero_vad import vad_by_name
-from .speakers import with_speakers
+from .speakers import SpeakerDiarizer, with_speakers
 from .subtitles import SubtitleLayout
 from .transcribe import default_batch_size
 
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
     batch_size = args.batch_size or default_batch_size(model)
     results = decode_files(loaded, model, batch_size, options, aligner, vad_by_name(args.vad))
     if diarizer is not None:
-        results = [r and with_speakers(r, diarizer.diarize(wave)) for (_, wave), r in zip(loaded, results)]
+        results = [r and with_speakers(r, diarized(diarizer, wave)) for (_, wave), r in zip(loaded, results)]
     for (file, _), result in zip(loaded, results):
         if result is not None:
             output = render(result, args.format[0], args.timestamps, args.layout)
@@ -128,6 +129,13 @@ def decode_files(
             else:
                 results[i] = outcome
     return results
+
+
+def diarized(diarizer: SpeakerDiarizer, wave: np.ndarray) -> Diarization:
+    """Who spoke when in `wave`, with a progress bar on stderr for long audio on a terminal."""
+    seconds = len(wave) / SAMPLE_RATE
+    with progress_bar(seconds, show=sys.stderr.isatty() and seconds >= LONG_WORK_SECONDS, what="diarizing") as advance:
+        return diarizer.diarize(wave, on_progress=advance)
 
 
 def report_zero_length_words(file: str, result) -> None:
