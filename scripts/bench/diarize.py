@@ -1,7 +1,8 @@
 """Speaker diarization, our MLX pipeline against pyannote.audio 4.0.7 on CPU torch: speed and peak memory.
 
-    python -m scripts.bench.diarize --reference-python /work/ref-venvs/pyannote/bin/python \\
+    python -m scripts.bench.diarize [--reference-python /path/to/venv/bin/python] \\
         [--seconds 120] [--rounds 2] [--memory-seconds 600,3600] [--busy] [--threads 2]
+    (without --reference-python only our side runs, and one line says why pyannote's is skipped)
 
     the same random-weight folder in the official layout (testing/random_diarizer.py, seed 0) for both sides
     + speech: testing/diarizer_inputs.py's 64 s three-voice mix, tiled to the length asked, as a WAV file
@@ -67,8 +68,8 @@ def timed(worker: Worker, path: Path) -> dict:
 
 
 def speed(folder: Path, path: Path, seconds: float, args: argparse.Namespace) -> None:
-    workers = {side: start(side, folder, args) for side in ("ours", "pyannote")}
-    print(f"loaded: {workers['ours'].ready}\n        {workers['pyannote'].ready}", flush=True)
+    workers = {side: start(side, folder, args) for side in sides(args)}
+    print("loaded: " + "\n        ".join(str(worker.ready) for worker in workers.values()), flush=True)
     runs: dict[str, list[dict]] = {side: [] for side in workers}
     try:
         for round_index in range(args.rounds):
@@ -85,14 +86,19 @@ def speed(folder: Path, path: Path, seconds: float, args: argparse.Namespace) ->
     print(f"{'side':10s} {'s/hour of audio':>16s} {'RTF':>7s}")
     for side, value in median.items():
         print(f"{side:10s} {value / seconds * 3600:16.0f} {value / seconds:7.3f}")
-    print(f"ours is {median['pyannote'] / median['ours']:.2f}x pyannote.audio's speed (target >= 1.5x)")
+    if "pyannote" in median:
+        print(f"ours is {median['pyannote'] / median['ours']:.2f}x pyannote.audio's speed (target >= 1.5x)")
+
+
+def sides(args: argparse.Namespace) -> tuple[str, ...]:
+    return ("ours", "pyannote") if args.reference_python else ("ours",)
 
 
 def memory(folder: Path, lengths: list[float], tmp: Path, args: argparse.Namespace) -> None:
     print(f"\n{'audio':>8s} {'side':10s} {'RSS loaded MB':>14s} {'peak RSS MB':>12s} {'seconds':>8s}")
     for seconds in lengths:
         path = speech_wav(seconds, tmp)
-        for side in ("ours", "pyannote"):
+        for side in sides(args):
             worker = start(side, folder, args)
             try:
                 reply = timed(worker, path)
@@ -104,7 +110,7 @@ def memory(folder: Path, lengths: list[float], tmp: Path, args: argparse.Namespa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--reference-python", required=True, help="a python with torch and pyannote.audio 4.0.7")
+    parser.add_argument("--reference-python", default=None, help="a python with torch and pyannote.audio 4.0.7")
     parser.add_argument("--seconds", type=float, default=120.0, help="speech for the speed rounds")
     parser.add_argument("--rounds", type=int, default=2, help="requests per side, alternating")
     parser.add_argument("--memory-seconds", default="", help="comma-separated lengths for peak RSS, e.g. 600,3600")
@@ -116,6 +122,8 @@ def main() -> None:
     if not (folder / "config.yaml").exists():
         write_random_diarizer(folder, seed=0)
     print(f"{machine()}; load1 {os.getloadavg()[0]:.1f}; {args.threads} threads per side; busy {args.busy}")
+    if not args.reference_python:
+        print("reference side skipped: give --reference-python (a python with torch and pyannote.audio 4.0.7)")
     lengths = [float(s) for s in args.memory_seconds.split(",") if s.strip()]
     with tempfile.TemporaryDirectory(prefix="bench-diarize-") as tmp, BackgroundLoad(2 if args.busy else 0, 0.75):
         if args.seconds > 0:

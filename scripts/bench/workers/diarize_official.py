@@ -31,7 +31,7 @@ class Official:
         from pyannote.audio import Pipeline
 
         self.pipeline = Pipeline.from_pretrained(folder)
-        self.pipeline(self._audio(np.zeros(16000 * 12, np.float32) + 1e-3))  # warm up
+        self.pipeline(self._audio(np.zeros(16000 * 10, np.float32) + 1e-3))  # warm up: one window
 
     @staticmethod
     def _audio(samples: np.ndarray) -> dict:
