@@ -83,9 +83,10 @@ def speed(folder: Path, path: Path, seconds: float, args: argparse.Namespace) ->
             worker.close()
     median = {side: statistics.median(r["seconds"] for r in replies) for side, replies in runs.items()}
     print(f"\n{seconds:g} s of speech, median of {args.rounds}:")
-    print(f"{'side':10s} {'s/hour of audio':>16s} {'RTF':>7s}")
+    print(f"{'side':10s} {'s/hour of audio':>16s} {'RTF':>7s} {'peak RSS MB':>12s}")
     for side, value in median.items():
-        print(f"{side:10s} {value / seconds * 3600:16.0f} {value / seconds:7.3f}")
+        peak = max(r["rss_peak_mb"] for r in runs[side])
+        print(f"{side:10s} {value / seconds * 3600:16.0f} {value / seconds:7.3f} {peak:12.0f}")
     if "pyannote" in median:
         print(f"ours is {median['pyannote'] / median['ours']:.2f}x pyannote.audio's speed (target >= 1.5x)")
 
