@@ -9,13 +9,15 @@ Both roads decode with one FolderSpec through folders.decode_files: files decode
 30 s chunks sharing batches of --batch-size (default: default_batch_size, 16 rows unless their KV
 caches would take over a quarter of memory). On long work a progress bar (audio done / total, ETA;
 with -o files done / total) goes to stderr on a terminal.
-`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word).
+`--aligner M` times every word (JSON words, word-timed subtitle cues; `--timestamps word`: a cue per word;
+`--max-line-width/--max-line-count/--max-words-per-line/--highlight-words`: subtitles.py's cues).
 `--diarize [M]` labels speakers (speakers.py; SRT [SPEAKER_00], VTT <v SPEAKER_00>, JSON "speaker"), with -o too.
 """
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from .progress import progress_bar
 from .runtime.blas import ensure_fast_blas
 from .runtime.lifecycle import releases_mlx_streams
 from .silero_vad import vad_by_name
+from .subtitles import SubtitleLayout
 
 LONG_WORK_SECONDS = 60.0  # less audio than this finishes too soon to need a progress bar
 
@@ -96,7 +99,8 @@ def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
     for outcome in decoded:  # the transcripts once the bar is gone
         file = loaded[outcome.index][0]
         if outcome.result is not None:
-            write_result(file, render(outcome.result, args.format[0], args.timestamps), several=len(args.files) > 1)
+            output = render(outcome.result, args.format[0], args.timestamps, args.layout)
+            write_result(file, output, several=len(args.files) > 1)
             report_zero_length_words(file, outcome.result)
     return 0 if len(args.files) == sum(outcome.result is not None for outcome in decoded) else 1
 
@@ -179,9 +183,27 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
         raise ValueError(f"--batch-size must be at least 1, got {args.batch_size}")
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
+    args.layout = subtitle_layout(args)
     return DecodeOptions.from_files(
         args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords=args.hotwords
     )
+
+
+def subtitle_layout(args: argparse.Namespace) -> Optional[SubtitleLayout]:
+    """The readable-subtitle flags as one checked SubtitleLayout (None: none given)."""
+    limits = (args.max_line_width, args.max_line_count, args.max_words_per_line)
+    if all(limit is None for limit in limits) and not args.highlight_words:
+        return None
+    flags = "--max-line-width, --max-line-count, --max-words-per-line and --highlight-words"
+    if not args.aligner:
+        raise ValueError(
+            f"{flags} lay out the aligner's word times: add --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)"
+        )
+    if args.output_dir:
+        raise ValueError(f"{flags} shape the printed subtitles; with -o DIR they are not supported yet")
+    if args.timestamps == "word":
+        raise ValueError(f"--timestamps word gives one cue per word: leave out {flags}")
+    return SubtitleLayout(*limits, highlight_words=args.highlight_words)
 
 
 def write_result(file: str, output: str, several: bool) -> None:

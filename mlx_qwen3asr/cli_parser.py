@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _decoding(parser)
     _outputs(parser)
+    _subtitles(parser)
     _cluster(parser)
     return parser
 
@@ -86,6 +87,25 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
         default="segment",
         choices=TIMESTAMPS,
         help="subtitle cues: per segment (word-timed lines with --aligner) or one per word",
+    )
+
+
+def _subtitles(parser: argparse.ArgumentParser) -> None:
+    """Readable subtitle cues from the aligner's word times, as openai-whisper's flags (subtitles.py)."""
+    group = parser.add_argument_group("readable subtitles (srt, vtt; need --aligner)")
+    group.add_argument("--max-line-width", type=int, default=None, metavar="N", help="characters per line")
+    group.add_argument(
+        "--max-line-count",
+        type=int,
+        default=None,
+        metavar="N",
+        help="lines per cue (with --max-line-width; cues then run across segments, and a 3 s pause ends one)",
+    )
+    group.add_argument(
+        "--max-words-per-line", type=int, default=None, metavar="N", help="words per cue (without --max-line-width)"
+    )
+    group.add_argument(
+        "--highlight-words", action="store_true", help="show each cue once per word, the word underlined (<u>)"
     )
 
 

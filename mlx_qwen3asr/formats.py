@@ -2,6 +2,7 @@
 
     FORMATS["srt"](result) -> "1\\n00:00:00,000 --> 00:00:04,200\\nHello.\\n\\n2\\n..."
     render(result, "srt", timestamps="word") -> one cue per aligned word
+    render(result, "srt", layout=SubtitleLayout(max_line_width=42, max_line_count=2)) -> subtitles.py's cues
 
 Subtitles get one cue per segment (its start/end in seconds); segments without text are left out.
 A segment with words (transcribe(..., aligner=)) is cut into word-timed cues instead: words are
@@ -15,11 +16,14 @@ Non-empty outputs end with a newline. Imports only the result types and the spac
 
 import json
 from collections.abc import Callable
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .align.units import is_cjk
 from .languages import is_space_delimited
 from .result import Segment, Transcription, Word
+
+if TYPE_CHECKING:  # subtitles.py imports join_words from here
+    from .subtitles import SubtitleLayout
 
 MAX_CUE_CHARS = 42  # a common subtitle line limit
 MAX_CUE_SECONDS = 7.0
@@ -70,12 +74,16 @@ def group_words(words: list[Word], language: str) -> list[list[Word]]:
     return groups
 
 
-def _cues(result: Transcription, separator: str, timestamps: str = "segment") -> list[tuple[str, str, Optional[str]]]:
-    """(timing line, text, speaker) for each cue: a segment with text, or a group of its words."""
+def _cues(
+    result: Transcription, separator: str, timestamps: str = "segment", layout: Optional["SubtitleLayout"] = None
+) -> list[tuple[str, str, Optional[str]]]:
+    """(timing line, text, speaker) for each cue: a segment with text, a group of its words, or `layout`'s cue."""
     if timestamps not in TIMESTAMPS:
         raise ValueError(f"timestamps must be one of {', '.join(TIMESTAMPS)}, got {timestamps!r}")
-    spans: list[tuple[float, float, str, Optional[str]]] = []
-    for segment in result.segments:
+    if layout is not None and timestamps == "word":
+        raise ValueError("--timestamps word gives one cue per word: leave out the subtitle line limits")
+    spans: list[tuple[float, float, str, Optional[str]]] = [] if layout is None else list(layout.cues(result))
+    for segment in result.segments if layout is None else []:
         text = _cue_text(segment)
         if not text:
             continue
@@ -122,16 +130,16 @@ def format_json(result: Transcription) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def format_srt(result: Transcription, timestamps: str = "segment") -> str:
-    cues = _cues(result, ",", timestamps)
+def format_srt(result: Transcription, timestamps: str = "segment", layout: Optional["SubtitleLayout"] = None) -> str:
+    cues = _cues(result, ",", timestamps, layout)
     return "\n".join(
         f"{n}\n{timing}\n{'' if speaker is None else f'[{speaker}] '}{text}\n"
         for n, (timing, text, speaker) in enumerate(cues, start=1)
     )
 
 
-def format_vtt(result: Transcription, timestamps: str = "segment") -> str:
-    cues = _cues(result, ".", timestamps)
+def format_vtt(result: Transcription, timestamps: str = "segment", layout: Optional["SubtitleLayout"] = None) -> str:
+    cues = _cues(result, ".", timestamps, layout)
     return "WEBVTT\n" + "".join(
         f"\n{timing}\n{'' if speaker is None else f'<v {speaker}>'}{text}\n" for timing, text, speaker in cues
     )
@@ -145,8 +153,11 @@ FORMATS: dict[str, Callable[..., str]] = {
 }
 
 
-def render(result: Transcription, fmt: str, timestamps: str = "segment") -> str:
-    """The file text in format `fmt`; `timestamps` chooses the subtitle cues (txt and json ignore it)."""
+def render(
+    result: Transcription, fmt: str, timestamps: str = "segment", layout: Optional["SubtitleLayout"] = None
+) -> str:
+    """The file text in format `fmt`; `timestamps` and `layout` (subtitles.py) choose the subtitle cues
+    (txt and json ignore them)."""
     if fmt in ("srt", "vtt"):
-        return FORMATS[fmt](result, timestamps)
+        return FORMATS[fmt](result, timestamps, layout)
     return FORMATS[fmt](result)

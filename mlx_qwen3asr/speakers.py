@@ -9,6 +9,7 @@
 Pure functions over the result types; nothing here runs a model.
 """
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Optional, Protocol
 
@@ -21,7 +22,7 @@ from .result import Segment, Transcription, Word
 class SpeakerDiarizer(Protocol):
     """What transcription asks a diarizer (pyannote/pipeline.py's Diarizer): who spoke when."""
 
-    def diarize(self, audio: AudioInput) -> Diarization: ...
+    def diarize(self, audio: AudioInput, on_progress: Optional[Callable[[float], None]] = None) -> Diarization: ...
 
 
 def speaker_of(start: float, end: float, turns: list[Turn]) -> Optional[str]:

@@ -13,6 +13,7 @@ audio [n] 16 kHz
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
@@ -62,9 +63,11 @@ class Diarizer:
         plda = Plda.from_folder(config.plda)
         return cls(segmenter, embedder, plda, config.clustering, config.exclude_overlap, folder)
 
-    def diarize(self, audio: AudioInput, **speakers: Optional[int]) -> "Diarization":
-        """diarize(audio, self, **speakers): what the engine asks a diarizer (speakers.SpeakerDiarizer)."""
-        return diarize(audio, self, **speakers)
+    def diarize(
+        self, audio: AudioInput, on_progress: Optional[Callable[[float], None]] = None, **speakers: Optional[int]
+    ) -> "Diarization":
+        """diarize(audio, self, ...): what the engine asks a diarizer (speakers.SpeakerDiarizer)."""
+        return diarize(audio, self, **speakers, on_progress=on_progress)
 
     def segmentation(self, audio: AudioInput) -> np.ndarray:
         """Hard local speaker activity [chunks, 589, 3] (0/1 float32), as pyannote's get_segmentations."""
@@ -79,8 +82,14 @@ class Diarizer:
             out.append(np.array(self.segmenter(mx.array(batch))))
         return np.concatenate(out)
 
-    def embeddings(self, audio: AudioInput, segmentation: Optional[np.ndarray] = None) -> np.ndarray:
-        """One embedding per window and local speaker [chunks, 3, 256] (float32)."""
+    def embeddings(
+        self,
+        audio: AudioInput,
+        segmentation: Optional[np.ndarray] = None,
+        on_progress: Optional[Callable[[float], None]] = None,
+    ) -> np.ndarray:
+        """One embedding per window and local speaker [chunks, 3, 256] (float32). on_progress(seconds): after
+        each batch, its share of the audio's seconds (the shares add up to the whole)."""
         wave = prepare_audio(audio)
         segmentation = self.segmentation(wave) if segmentation is None else segmentation
         masks = self.masks(segmentation)
@@ -90,6 +99,8 @@ class Diarizer:
             features = np.stack([crop_features(frames.window(wave, s)) for s in starts[i : i + EMBEDDING_BATCH]])
             batch_masks = mx.array(masks[i : i + EMBEDDING_BATCH])
             out.append(np.array(self.embedder(mx.array(features), batch_masks)))
+            if on_progress is not None:
+                on_progress(len(features) / len(starts) * len(wave) / frames.SAMPLE_RATE)
         return np.concatenate(out)
 
     def masks(self, segmentation: np.ndarray) -> np.ndarray:
@@ -108,8 +119,10 @@ def diarize(
     num_speakers: Optional[int] = None,
     min_speakers: Optional[int] = None,
     max_speakers: Optional[int] = None,
+    on_progress: Optional[Callable[[float], None]] = None,
 ) -> Diarization:
-    """Who spoke when: turns labelled SPEAKER_00, SPEAKER_01... as pyannote.audio numbers them."""
+    """Who spoke when: turns labelled SPEAKER_00, SPEAKER_01... as pyannote.audio numbers them.
+    on_progress(seconds): seconds of audio done, as the embeddings (most of the work) advance."""
     from .clustering import speaker_bounds
 
     bounds = speaker_bounds(num_speakers, min_speakers, max_speakers)
@@ -117,7 +130,7 @@ def diarize(
     segmentation = diarizer.segmentation(wave)
     if frames.speaker_count(segmentation).max() == 0:
         return Diarization([])  # nobody ever speaks: no embeddings needed
-    embeddings = diarizer.embeddings(wave, segmentation)
+    embeddings = diarizer.embeddings(wave, segmentation, on_progress)
     return speaker_turns(segmentation, embeddings, diarizer.plda, diarizer.clustering, *bounds)
 
 

@@ -3,7 +3,9 @@
 multipart -> read_request (fields) -> decode_audio (thread pool) -> worker.submit_files
   -> await the job future (cancelled when the client leaves) -> render
 stream=true: the job's on_segment (worker thread) -> an asyncio queue -> one SSE delta per
-  segment as it is decoded -> the done event with the whole text
+  segment as it is decoded -> (diarized_json: one transcript.text.segment event per speaker segment)
+  -> the done event with the whole text
+A server started with --diarize labels speakers (after decoding and alignment) for the formats that show them.
 """
 
 import asyncio
@@ -23,7 +25,7 @@ from mlx_qwen3asr.transcribe import join_texts
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
 from .limits import DEFAULT_MAX_AUDIO_SECONDS, TOKENIZING_AT_ONCE
-from .responses import render, sse, text_delta, text_done
+from .responses import render, segment_events, sse, text_delta, text_done
 from .transcription import UploadJob
 from .uploads import decode_audio, read_request
 from .worker import Busy, ModelWorker
@@ -34,6 +36,7 @@ class ServerState:
     worker: ModelWorker
     model_id: str  # what /v1/models lists
     has_aligner: bool = False
+    has_diarizer: bool = False  # --diarize: speakers in verbose_json, srt, vtt and diarized_json
     started: float = 0.0  # time.time() when the model was ready
     max_new_tokens: Optional[int] = None  # cap per decoded chunk, files and live (random test models)
     max_audio_seconds: Optional[float] = DEFAULT_MAX_AUDIO_SECONDS  # longer uploads: 400
@@ -46,18 +49,22 @@ class ServerState:
 
 async def transcriptions(request: Request) -> Response:
     state: ServerState = request.app.state.server
-    fields = await read_request(request, state.has_aligner)
+    fields = await read_request(request, state.has_aligner, state.has_diarizer)
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename, state.max_audio_seconds)
     duration = len(wave) / mq.SAMPLE_RATE
     options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
     await run_in_threadpool(checked_options, state, options)  # tokenizing a long prompt takes a while
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
-        job = UploadJob(wave, options, on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))
+        diarized = fields.response_format == "diarized_json"  # a stream shows speakers only in this format
+        job = UploadJob(wave, options, speakers=diarized,
+                      on_segment=lambda s: loop.call_soon_threadsafe(segments.put_nowait, s))  # fmt: skip
         (future,) = _submit(state.worker, [job])
         future.add_done_callback(lambda _: loop.call_soon_threadsafe(segments.put_nowait, None))  # after them all
-        return StreamingResponse(_events(request, future, segments), media_type="text/event-stream")
-    futures = _submit(state.worker, [UploadJob(wave, options, words=fields.words)])
+        return StreamingResponse(_events(request, future, segments, diarized), media_type="text/event-stream")
+    futures = _submit(
+        state.worker, [UploadJob(wave, options, words=fields.words, speakers=fields.speakers(state.has_diarizer))]
+    )
     watch = DisconnectWatch(request)
     try:
         result = await watch.result(futures[0])
@@ -87,8 +94,9 @@ def _submit(worker: ModelWorker, jobs: list[UploadJob]) -> list:
         raise APIError(429, f"Server busy: {e}", code="server_busy", headers={"Retry-After": str(e.retry_after)}) from e
 
 
-async def _events(request: Request, future, segments: asyncio.Queue):
-    """One delta per decoded segment with text as soon as it is ready, then the whole text."""
+async def _events(request: Request, future, segments: asyncio.Queue, diarized: bool = False):
+    """One delta per decoded segment with text as soon as it is ready, the speaker segments when
+    diarized, then the whole text."""
     watch, decoded, text = DisconnectWatch(request), [], ""
     try:
         while (segment := await watch.first(segments.get())) is not None:
@@ -97,7 +105,10 @@ async def _events(request: Request, future, segments: asyncio.Queue):
             if so_far != text:
                 yield text_delta(so_far[len(text) :])
                 text = so_far
-        yield text_done((await watch.result(future)).text)
+        result = await watch.result(future)
+        for event in segment_events(result) if diarized else []:
+            yield sse(event)
+        yield text_done(result.text)
     except ClientGone:
         return
     except Exception as e:  # noqa: BLE001 - a failed decode ends the stream with an error event

@@ -1,8 +1,9 @@
-"""`python -m mlx_qwen3asr.server --model M [--aligner A] [--host 127.0.0.1] [--port 8000]`: load, warm up, serve.
+"""`python -m mlx_qwen3asr.server --model M [--aligner A] [--diarize [D]] [--host 127.0.0.1] [--port 8000]`: load,
+warm up, serve.
 
 argv -> options (refuses a non-local --host without --api-key)
 -> ModelWorker thread: mq.load + one short transcription and live session (warm-up); with --aligner, mq.load of
-   the forced aligner + one short alignment -> ready
+   the forced aligner + one short alignment; with --diarize, mq.load of the diarizer + one short diarization -> ready
 -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM (open requests get SHUTDOWN_GRACE_SECONDS) -> the worker stops
 """
 
@@ -20,6 +21,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
+from mlx_qwen3asr.pyannote import DEFAULT_DIARIZER
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.runtime.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.silero_vad import VAD_CHOICES
@@ -41,6 +43,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--aligner",
         default=None,
         help="a forced aligner (hub id or folder, e.g. Qwen/Qwen3-ForcedAligner-0.6B): word timestamps in verbose_json",
+    )
+    add(
+        "--diarize",
+        nargs="?",
+        const=DEFAULT_DIARIZER,
+        default=None,
+        metavar="MODEL",
+        help=f"label speakers with pyannote's diarizer (folder or hub id; default {DEFAULT_DIARIZER}): "
+        "response_format=diarized_json, and speakers in verbose_json, srt and vtt",
     )
     add("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs --api-key)")
     add("--port", type=int, default=8000)
@@ -122,6 +133,7 @@ def load_and_warm(
     prefix_bytes: int = DEFAULT_MAX_BYTES,
     vad: str = "energy",
     vad_files: bool = False,
+    diarizer_path: Optional[str] = None,
 ) -> ServedModels:
     """Runs on the worker thread: the first request then pays no compile or allocation cost (and
     finds the prompt head without a context already computed)."""
@@ -138,6 +150,10 @@ def load_and_warm(
         served.aligner = mq.load(aligner_path, dtype=dtype)
         require_task(served.aligner, "align", f"--aligner {aligner_path}")
         mq.align(noise, "warm up", served.aligner, "English")
+    if diarizer_path is not None:
+        served.diarizer = mq.load(diarizer_path)
+        require_task(served.diarizer, "diarize", f"--diarize {diarizer_path}")
+        served.diarizer.diarize(noise)
     return served
 
 
@@ -167,8 +183,14 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     worker = ModelWorker(
         lambda: load_and_warm(
-            args.model, args.dtype, args.aligner, int(args.prefix_cache_mb * 2**20), args.vad, args.vad_files
-        ),
+            args.model,
+            args.dtype,
+            args.aligner,
+            int(args.prefix_cache_mb * 2**20),
+            args.vad,
+            args.vad_files,
+            args.diarize,
+        ),  # fmt: skip
         batch_size=args.batch_size,
         max_queue=args.max_queue,
     )
@@ -177,13 +199,15 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError, OSError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    loaded = f"model {args.model}" + (f" and aligner {args.aligner}" if args.aligner else "")
+    loaded = ", ".join(f"{what} {name}" for what, name in [("model", args.model), ("aligner", args.aligner),
+                                                            ("diarizer", args.diarize)] if name)  # fmt: skip
     print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
     state = ServerState(
         worker,
         model_id,
         has_aligner=args.aligner is not None,
+        has_diarizer=args.diarize is not None,
         started=time.time(),
         max_new_tokens=args.max_new_tokens,
         max_audio_seconds=args.max_audio_seconds,

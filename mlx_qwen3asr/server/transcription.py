@@ -6,7 +6,8 @@
        each finished segment -> its job's on_segment (a streamed file's SSE deltas)
        after each wave -> between_waves() (the worker runs waiting live steps there)
   -> jobs that asked for words: mq.align_segments with the --aligner model
-  -> [Transcription], each the one mq.transcribe(..., aligner=) gives for that job alone
+  -> jobs that asked for speakers: with_speakers(result, the --diarize model's turns of the job's wave)
+  -> [Transcription], each the one mq.transcribe(..., aligner=, diarizer=) gives for that job alone
 """
 
 from collections.abc import Callable
@@ -18,16 +19,18 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.vad import VoiceDetector
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
+from mlx_qwen3asr.speakers import SpeakerDiarizer, with_speakers
 
 
 @dataclass
 class ServedModels:
-    """What the worker thread owns: the speech model, the forced aligner when --aligner names one,
-    and the speech model's prompt heads by context (an LRU of at most `prefix_bytes`, --prefix-cache-mb):
+    """What the worker thread owns: the speech model, the forced aligner when --aligner names one, the
+    speaker diarizer when --diarize names one, and the speech model's prompt heads by context (an LRU of at most `prefix_bytes`, --prefix-cache-mb):
     every file request and live session with a context already seen skips its prefill."""
 
     asr: mq.Recogniser
     aligner: Optional[mq.ForcedAligner] = None
+    diarizer: Optional[SpeakerDiarizer] = None
     prefix_bytes: int = DEFAULT_MAX_BYTES
     vad: Optional[VoiceDetector] = None  # --vad: the live sessions' end-pointer (None: Silero, as LiveSession's)
     vad_files: bool = False  # --vad-files: file requests decode only where `vad` hears speech
@@ -44,6 +47,7 @@ class UploadJob:
     wave: np.ndarray  # 16 kHz mono float32, already checked by mq.prepare_audio
     options: mq.DecodeOptions = mq.DecodeOptions()  # language, context, max_new_tokens
     words: bool = False  # time each word (needs ServedModels.aligner)
+    speakers: bool = False  # label segments (and words) with speakers (needs ServedModels.diarizer)
     on_segment: Optional[Callable[[mq.Segment], None]] = None  # called on the worker thread, in order
 
 
@@ -62,8 +66,11 @@ def transcribe_many(
         on_segment=segment_done, between_waves=between_waves, prefix_cache=models.prefixes,
         vad=models.vad if models.vad_files else None,
     )  # fmt: skip
-    for job, result in zip(jobs, results):
+    for index, (job, result) in enumerate(zip(jobs, results)):
         if job.words:
             mq.align_segments(result.segments, job.wave, models.aligner)
+            between_waves()
+        if job.speakers:
+            results[index] = with_speakers(result, models.diarizer.diarize(job.wave))
             between_waves()
     return results

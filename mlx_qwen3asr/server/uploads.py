@@ -29,7 +29,8 @@ from mlx_qwen3asr.options import hotword_list
 from .errors import APIError
 from .languages import resolve_language
 
-RESPONSE_FORMATS = ("json", "text", "srt", "vtt", "verbose_json")
+RESPONSE_FORMATS = ("json", "text", "srt", "vtt", "verbose_json", "diarized_json")
+SPEAKER_FORMATS = ("srt", "vtt", "verbose_json", "diarized_json")  # what carries speakers on a --diarize server
 GRANULARITIES = ("segment", "word")
 _SAFE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,8}$")
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
@@ -46,8 +47,12 @@ class TranscriptionRequest:
     stream: bool
     words: bool  # timestamp_granularities[] has "word"
 
+    def speakers(self, has_diarizer: bool) -> bool:
+        """Whether the answer carries speakers: a --diarize server, a format with segments, not streamed text."""
+        return has_diarizer and self.response_format in SPEAKER_FORMATS
 
-async def read_request(request: Request, has_aligner: bool = False) -> TranscriptionRequest:
+
+async def read_request(request: Request, has_aligner: bool = False, has_diarizer: bool = False) -> TranscriptionRequest:
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         raise APIError(400, "Send the audio as multipart/form-data with a `file` part", param="file")
     form = await request.form(max_files=1, max_fields=64)
@@ -60,6 +65,9 @@ async def read_request(request: Request, has_aligner: bool = False) -> Transcrip
     if response_format not in RESPONSE_FORMATS:
         raise APIError(400, f"Unsupported response_format {response_format!r}: use one of "
                             f"{', '.join(RESPONSE_FORMATS)}", param="response_format")  # fmt: skip
+    if response_format == "diarized_json" and not has_diarizer:
+        raise APIError(400, "response_format=diarized_json needs a speaker diarizer: start the server with --diarize "
+                            "(pyannote/speaker-diarization-community-1)", param="response_format")  # fmt: skip
     words = "word" in _granularities(form)
     if words and not has_aligner:
         raise APIError(400, "Word timestamps need a forced aligner: start the server with --aligner "

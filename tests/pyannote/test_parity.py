@@ -67,9 +67,11 @@ def test_clustering_of_pyannotes_own_stages_gives_its_turns(name, setting, diari
     assert turns_ms(ours) == golden_turns(name, setting)
 
 
-def test_diarize_end_to_end(diarizer):
-    d = mq.diarize(audio("noise"), diarizer, num_speakers=2)
+def test_diarize_end_to_end_reporting_progress(diarizer):
+    done: list[float] = []
+    d = mq.diarize(audio("noise"), diarizer, num_speakers=2, on_progress=done.append)
     assert turns_ms(d) == golden_turns("noise", "two")
+    assert done and sum(done) == pytest.approx(len(audio("noise")) / 16000), f"progress {done} must add up to the audio"
 
 
 @SLOW
