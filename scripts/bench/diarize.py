@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mlx_qwen3asr.blas import THREAD_VARIABLES
+from mlx_qwen3asr.runtime.blas import THREAD_VARIABLES
 from mlx_qwen3asr.testing.diarizer_inputs import diarizer_input
 from mlx_qwen3asr.testing.random_diarizer import write_random_diarizer
 from scripts.bench.common import CACHE_DIR, ROOT, machine

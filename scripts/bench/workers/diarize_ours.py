@@ -13,7 +13,7 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.blas import ensure_fast_blas, global_cblas
+from mlx_qwen3asr.runtime.blas import ensure_fast_blas, global_cblas
 from scripts.bench.workers.protocol import rss_peak_mb, serve
 
 
