@@ -21,7 +21,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.families import require_task
 from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
-from mlx_qwen3asr.pyannote import DEFAULT_DIARIZER
+from mlx_qwen3asr.pyannote.config import DEFAULT_DIARIZER
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.runtime.lifecycle import releases_mlx_streams
 from mlx_qwen3asr.silero_vad import VAD_CHOICES
