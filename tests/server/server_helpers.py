@@ -190,3 +190,20 @@ def trickling_upload(port: int, every: float = 0.5):
     finally:
         stop.set()
         sock.close()
+
+
+class WaveHook:
+    """A recogniser that is the tiny model but calls on_wave(rows) at each wave's encoder pass."""
+
+    def __init__(self, model, on_wave):
+        self.tiny, self.on_wave = model, on_wave  # not `model`: a recogniser's .model is its decoder
+
+    def __getattr__(self, name):
+        return getattr(self.tiny, name)
+
+    def __call__(self, *args, **kwargs):
+        return self.tiny(*args, **kwargs)
+
+    def encode_many(self, features):
+        self.on_wave(len(features))
+        return self.tiny.encode_many(features)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from server_helpers import error_of, post_form, request, server_in_thread, wav_bytes
+from server_helpers import WaveHook, error_of, post_form, request, server_in_thread, wav_bytes
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
@@ -24,23 +24,6 @@ from mlx_qwen3asr.testing.signals import burst
 TOKENS = 2  # per chunk: the server's cap, and each job's
 WAVE = burst(0.5, seed=1)  # speech-like: it reaches the encoder (silence would be skipped before it)
 SPEECH = wav_bytes(WAVE)
-
-
-class WaveHook:
-    """A recogniser that is the tiny model but calls on_wave(rows) at each wave's encoder pass."""
-
-    def __init__(self, model: mq.Recogniser, on_wave):
-        self.tiny, self.on_wave = model, on_wave  # not `model`: a recogniser's .model is its decoder
-
-    def __getattr__(self, name):
-        return getattr(self.tiny, name)
-
-    def __call__(self, *args, **kwargs):
-        return self.tiny(*args, **kwargs)
-
-    def encode_many(self, features):
-        self.on_wave(len(features))
-        return self.tiny.encode_many(features)
 
 
 class Held:

@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from openai import OpenAI
-from server_helpers import MAX_NEW_TOKENS, error_of, post_form, server_in_thread, server_process, wav_bytes
+from server_helpers import MAX_NEW_TOKENS, WaveHook, error_of, post_form, server_in_thread, server_process, wav_bytes
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.server.app import build_app
 from mlx_qwen3asr.server.routes import ServerState
+from mlx_qwen3asr.server.transcription import ServedModels
 from mlx_qwen3asr.server.worker import ModelWorker
 from mlx_qwen3asr.testing.random_diarizer import write_random_diarizer
 
@@ -94,8 +95,11 @@ def test_a_diarized_stream_sends_the_speaker_segments_before_the_done_event(serv
     assert events[-1] == {"type": "transcript.text.done", "text": reference[0].text}
 
 
-def test_a_server_without_a_diarizer_refuses_diarized_json_in_one_line():
-    worker = ModelWorker(lambda: None, transcribe=lambda *args: pytest.fail("nothing may be decoded"))
+def test_a_server_without_a_diarizer_refuses_diarized_json_in_one_line(tiny_model):
+    def decoded(rows: int) -> None:
+        pytest.fail("nothing may be decoded")
+
+    worker = ModelWorker(lambda: ServedModels(WaveHook(tiny_model, decoded)))
     worker.start()
     with server_in_thread(build_app(ServerState(worker, "fake"))) as base:
         form = {"response_format": "diarized_json"}
