@@ -202,8 +202,21 @@ def main(argv=None) -> int:
     loaded = ", ".join(f"{what} {name}" for what, name in [("model", args.model), ("aligner", args.aligner),
                                                             ("diarizer", args.diarize)] if name)  # fmt: skip
     print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    state = served_state(args, worker, ServerState)
+    app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
+    try:
+        http = timed_http_protocol(args.client_timeout)
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http, ws=WebSocketProtocol,
+                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
+    finally:
+        worker.stop()
+    return 0
+
+
+def served_state(args: argparse.Namespace, worker, state_class):
+    """What the routes know of this server: its model's name, what it was started with, its limits."""
     model_id = Path(args.model).name if Path(args.model).exists() else args.model
-    state = ServerState(
+    return state_class(
         worker,
         model_id,
         has_aligner=args.aligner is not None,
@@ -214,11 +227,3 @@ def main(argv=None) -> int:
         allowed_origins=tuple(origin.rstrip("/") for origin in args.allow_origin),
         max_live_sessions=args.max_live_sessions,
     )
-    app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)
-    try:
-        http = timed_http_protocol(args.client_timeout)
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, http=http, ws=WebSocketProtocol,
-                    timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS)  # fmt: skip
-    finally:
-        worker.stop()
-    return 0
