@@ -91,7 +91,8 @@ def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
             print(f"error: {file}: {e}", file=sys.stderr)
     total = sum(len(wave) for _, wave in loaded) / SAMPLE_RATE
     decoded = []
-    with progress_bar(total, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
+    work = total * (2 if spec.diarizer is not None else 1)  # a diarizer goes over the audio once more
+    with progress_bar(work, show=sys.stderr.isatty() and total >= LONG_WORK_SECONDS) as advance:
         for outcome in decode_files([wave for _, wave in loaded], spec, on_progress=advance):
             decoded.append(outcome)
             if outcome.result is None:  # a failure at once, one line naming the file and the cause

@@ -1,14 +1,12 @@
-"""A progress bar on stderr (rich, imported only when shown): the CLI's over seconds of audio (transcribing,
-then diarizing), transcribe_files' over files. Off a terminal it is a no-op callback."""
+"""A progress bar on stderr (rich, imported only when shown): the CLI's over seconds of audio (transcribed,
+then diarized with --diarize), transcribe_files' over files. Off a terminal it is a no-op callback."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
 @contextmanager
-def progress_bar(
-    total: float, show: bool, unit: str = "s of audio", what: str = "transcribing"
-) -> Iterator[Callable[[float], None]]:
+def progress_bar(total: float, show: bool, unit: str = "s of audio") -> Iterator[Callable[[float], None]]:
     """A rich progress bar on stderr over `total` units (a no-op callback when not shown)."""
     if not show:
         yield lambda amount: None
@@ -17,7 +15,7 @@ def progress_bar(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     columns = (
-        TextColumn(what),
+        TextColumn("transcribing"),
         BarColumn(),
         TextColumn("{task.completed:.0f}/{task.total:.0f} " + unit),
         TimeElapsedColumn(),
@@ -25,5 +23,5 @@ def progress_bar(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=Console(stderr=True)) as progress:
-        task = progress.add_task(what, total=total)
+        task = progress.add_task("transcribing", total=total)
         yield lambda amount: progress.advance(task, amount)

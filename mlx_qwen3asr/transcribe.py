@@ -223,7 +223,8 @@ def transcribe_batch(
 
     `language` / `context` / `options`: one for all inputs, or a list with one per input; `hotwords`: one
     list for all. `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after
-    each batch with the seconds of audio it finished. `on_segment(input index, segment)` is called for
+    each batch with the seconds of audio it finished (with a diarizer, then as it diarizes: twice the audio in all).
+    `on_segment(input index, segment)` is called for
     each segment as its batch finishes, in order per input, times in its input (words come later: the
     aligner runs once all are decoded). `between_waves()` runs after each batch (the server's live steps
     run there). `aligner`, `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for every input.
@@ -254,7 +255,8 @@ def transcribe_batch(
         align_segments(input_segments, wave, aligner)
     results = [Transcription(join_texts(s, model.join_text), merge_languages(s), s) for s in segments]
     if diarizer is not None:
-        results = [with_speakers(result, diarizer.diarize(wave)) for result, wave in zip(results, waves)]
+        diarized = (diarizer.diarize(wave, on_progress=on_progress) for wave in waves)
+        results = [with_speakers(result, turns) for result, turns in zip(results, diarized)]
     return results
 
 

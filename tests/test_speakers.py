@@ -77,6 +77,12 @@ def test_transcribe_with_a_diarizer_labels_every_segment(tiny_model, speech, tmp
     assert [s.speaker for s in result.segments] == [speaker_of(s.start, s.end, turns) for s in result.segments]
 
 
+def test_progress_counts_the_audio_transcribed_then_diarized(tiny_model, speech, diarizer):
+    done = []
+    mq.transcribe_batch([speech], tiny_model, max_new_tokens=2, diarizer=diarizer, on_progress=done.append)
+    assert sum(done) == pytest.approx(2 * len(speech) / mq.SAMPLE_RATE, abs=0.05), "one bar over both stages"
+
+
 def test_cli_diarize_prefixes_subtitle_cues_with_the_speaker(tiny_checkpoint, tmp_path):
     folder = write_random_diarizer(tmp_path / "community-1", seed=0)
     clip = str(Path(__file__).parent / "fixtures" / "audio" / "short.wav")
