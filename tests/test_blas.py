@@ -180,3 +180,43 @@ def test_a_blas_name_that_is_not_one_says_which_names_are():
     assert run.stderr.splitlines()[-1] == (
         "MLX_QWEN3ASR_BLAS='atlas' is no BLAS this knows: use one of mkl+openblas, mkl, openblas, blis"
     )
+
+
+@pytest.mark.parametrize(
+    "core, flags, expected",
+    [
+        (
+            "Prescott",
+            {"sse3", "avx", "avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"},
+            "SkylakeX",
+        ),
+        ("Prescott", {"sse3", "avx", "avx2", "fma"}, "Haswell"),
+        ("Nehalem", {"sse3", "avx", "avx2", "fma", "avx512f"}, "Haswell"),  # AVX-512 without BW/DQ/VL
+        ("Prescott", {"sse3", "sse4_2"}, ""),  # an old CPU: its fallback is right
+        ("SkylakeX", {"avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}, ""),  # known
+        ("Zen", {"avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}, ""),  # its own pick
+        ("", {"avx2", "fma"}, ""),  # OpenBLAS could not be asked
+    ],
+)
+def test_openblas_falling_back_to_kernels_older_than_the_cpu_gets_the_ones_its_flags_allow(core, flags, expected):
+    from mlx_qwen3asr.runtime.blas import openblas_coretype
+
+    assert openblas_coretype(core, flags) == expected
+
+
+@pytest.mark.skipif(not library_paths("openblas"), reason="needs Debian's OpenBLAS")
+def test_preloaded_openblas_runs_kernels_that_use_the_cpus_avx2_or_avx512():
+    from mlx_qwen3asr.runtime.blas import AVX2_CORES, cpu_flags, preload_environment
+
+    if not {"avx2", "fma"} <= cpu_flags():
+        pytest.skip("a CPU without AVX2: OpenBLAS's own pick stands")
+    clean = {k: v for k, v in os.environ.items() if k not in ("MLX_QWEN3ASR_BLAS_REEXEC", "OPENBLAS_CORETYPE")}
+    code = (
+        "import ctypes; f = ctypes.CDLL(None).openblas_get_corename; f.restype = ctypes.c_char_p; print(f().decode())"
+    )
+    env = preload_environment("openblas", clean)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() in AVX2_CORES, f"OpenBLAS runs {run.stdout.strip()} kernels on an AVX2 CPU"
+    mine = preload_environment("openblas", {**clean, "OPENBLAS_CORETYPE": "Haswell"})
+    assert mine["OPENBLAS_CORETYPE"] == "Haswell", "a user's own OPENBLAS_CORETYPE stands"

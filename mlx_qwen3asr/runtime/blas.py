@@ -46,6 +46,13 @@ PREFERENCE = ("mkl+openblas", "mkl", "openblas")  # the first one installed is u
 ROUTER_SOURCE = Path(__file__).with_name("blas_router.c")
 ROUTER_WIDE_VARIABLE = "MLX_QWEN3ASR_WIDE_BLAS"  # the router's wide library
 LIBRARY_ENV = {"mkl": {"MKL_THREADING_LAYER": "INTEL"}}  # libmkl_rt picks its threading at run time
+# OpenBLAS (DYNAMIC_ARCH) picks its kernels by the CPU's family and model. On one it does not know it falls back
+# to a pre-AVX2 kernel: Debian's 0.3.21 runs Prescott's SSE3 kernels on Xeons that report a bare "Intel Xeon
+# Processor" (Sapphire Rapids VMs), 5x slower than with SkylakeX's (docs/performance.md). Then OPENBLAS_CORETYPE
+# names the kernels the CPU's flags allow. A core OpenBLAS does know is left as it is.
+CORETYPE_VARIABLE = "OPENBLAS_CORETYPE"
+AVX2_CORES = ("Haswell", "SkylakeX", "Cooperlake", "SapphireRapids", "Zen", "Excavator")
+CORE_FLAGS = (("SkylakeX", {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}), ("Haswell", {"avx2", "fma"}))
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 REEXEC_FLAG = "MLX_QWEN3ASR_BLAS_REEXEC"  # set in the re-executed process
 CHOICE_VARIABLE = "MLX_QWEN3ASR_BLAS"  # the user's choice, a name in PREFERENCE or LIBRARIES (e.g. "mkl")
@@ -205,6 +212,37 @@ def built_router() -> str:
         return ""
 
 
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags from /proc/cpuinfo (empty where there is none)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    return next((set(line.split(":", 1)[1].split()) for line in text.splitlines() if line.startswith("flags")), set())
+
+
+@cache
+def openblas_core(path: str) -> str:
+    """The kernels OpenBLAS at `path` picks for this CPU by itself (e.g. "SkylakeX"), or "" when it cannot say.
+    Asked in a child process: OpenBLAS picks once, when loaded, and this process may hold one loaded otherwise."""
+    code = f"import ctypes; f = ctypes.CDLL({path!r}).openblas_get_corename; f.restype = ctypes.c_char_p; print(f().decode())"
+    env = {k: v for k, v in os.environ.items() if k not in (CORETYPE_VARIABLE, "LD_PRELOAD")}
+    try:
+        run = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, env=env, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return run.stdout.strip() if run.returncode == 0 else ""
+
+
+def openblas_coretype(core: str, flags: set[str]) -> str:
+    """The OPENBLAS_CORETYPE to set when OpenBLAS fell back to kernels older than the CPU ("" to leave it)."""
+    if not core or core in AVX2_CORES:
+        return ""
+    return next((name for name, needs in CORE_FLAGS if needs <= flags), "")
+
+
 def preload_environment(name: str, base: dict) -> dict:
     """`base` with BLAS `name` preloaded first in LD_PRELOAD (any other BLAS there dropped, other
     preloads kept) and the variables it needs; "reference" preloads no BLAS."""
@@ -220,6 +258,9 @@ def preload_environment(name: str, base: dict) -> dict:
             env.update(LIBRARY_ENV.get(part, {}))
         if "+" in name:
             env[ROUTER_WIDE_VARIABLE] = library_paths(name.split("+")[1])[0]
+        if "openblas" in name.split("+") and CORETYPE_VARIABLE not in env:  # a user's own stands
+            coretype = openblas_coretype(openblas_core(library_paths("openblas")[0]), cpu_flags())
+            env.update({CORETYPE_VARIABLE: coretype} if coretype else {})
     return {**env, "LD_PRELOAD": ":".join(others)} if others else env
 
 
@@ -249,7 +290,8 @@ def shell_exports() -> str:
     if not name:
         print(SLOW_BLAS_WARNING, file=sys.stderr)
         return ""
-    env = preload_environment(name, {"LD_PRELOAD": os.environ.get("LD_PRELOAD", "")})
+    mine = {k: os.environ[k] for k in ("LD_PRELOAD", CORETYPE_VARIABLE) if k in os.environ}
+    env = preload_environment(name, {"LD_PRELOAD": "", **mine})
     return "".join(f"export {key}='{value}'\n" for key, value in env.items())
 
 
