@@ -116,6 +116,17 @@ def halves(work: Callable[[int, int], mx.array], side: Optional[mx.Stream], axis
     return mx.concatenate([work(0, 2), second], axis=axis)
 
 
+def batch_halves(model: Callable[..., mx.array], *batch: mx.array) -> mx.array:
+    """model(*batch) with the batch's first half (the larger) on this stream and the rest on the side stream,
+    joined; whole on one stream without a side stream or with one item. For models whose items are
+    independent (the diarizer's windows)."""
+    side, count = side_stream(), batch[0].shape[0]
+    if side is None or count < 2:
+        return model(*batch)
+    cut = (count + 1) // 2
+    return halves(lambda part, _: model(*(a[:cut] if part == 0 else a[cut:] for a in batch)), side, axis=0)
+
+
 def splits(*linears: nn.Module) -> bool:
     """Whether these projections can be cut by output rows (nn.Linear, not quantized)."""
     return all(isinstance(linear, nn.Linear) for linear in linears)
