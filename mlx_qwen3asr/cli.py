@@ -123,7 +123,9 @@ def transcribe_to_folder(args: argparse.Namespace, spec: FolderSpec) -> int:
         if outcome.result is None:
             print(f"error: {outcome.source}: {outcome.error}", file=sys.stderr)
         else:
-            write_result(str(outcome.source), render(outcome.result, args.format[0], args.timestamps), several)
+            write_result(
+                str(outcome.source), render(outcome.result, args.format[0], args.timestamps, args.layout), several
+            )
             report_zero_length_words(str(outcome.source), outcome.result)
 
     try:
@@ -142,6 +144,7 @@ def transcribe_to_folder(args: argparse.Namespace, spec: FolderSpec) -> int:
             runner=runner,
             progress=sys.stderr.isatty(),
             on_file=show,
+            layout=args.layout,
         )
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -200,8 +203,6 @@ def subtitle_layout(args: argparse.Namespace) -> Optional[SubtitleLayout]:
         raise ValueError(
             f"{flags} lay out the aligner's word times: add --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)"
         )
-    if args.output_dir:
-        raise ValueError(f"{flags} shape the printed subtitles; with -o DIR they are not supported yet")
     if args.timestamps == "word":
         raise ValueError(f"--timestamps word gives one cue per word: leave out {flags}")
     return SubtitleLayout(*limits, highlight_words=args.highlight_words)

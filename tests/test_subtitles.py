@@ -134,12 +134,28 @@ def test_cli_subtitle_flags_print_the_layout_of_the_librarys_words(
     assert run.returncode == 0 and run.stdout == render(expected, "vtt", layout=layout), run.stderr
 
 
+def test_cli_subtitle_flags_with_an_output_folder_write_the_printed_layout(
+    tiny_checkpoint, tiny_model, tiny_aligner_dir, tiny_aligner, tmp_path
+):
+    expected = mq.transcribe(CLIP, tiny_model, max_new_tokens=8, aligner=tiny_aligner)
+    layout = SubtitleLayout(max_words_per_line=2, highlight_words=True)
+    assert len(layout.cues(expected)) >= 2, "the tiny model's words must make several cues, or equality proves little"
+    flags = ("--max-words-per-line", 2, "--highlight-words", "-f", "srt", "-f", "vtt", "-f", "txt")
+    run = _cli(
+        CLIP, "--model", tiny_checkpoint, "--max-new-tokens", 8, "--aligner", tiny_aligner_dir, "-o", tmp_path, *flags
+    )
+    assert run.returncode == 0, run.stderr
+    for fmt in ("srt", "vtt", "txt"):
+        assert (tmp_path / f"short.{fmt}").read_text() == render(expected, fmt, layout=layout), fmt
+    assert run.stdout == render(expected, "srt", layout=layout), "printed as written: the first format"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (("--max-line-width", 30), "lay out the aligner's word times: add --aligner"),
         (("--aligner", "A", "--max-line-count", 2), "--max-line-count needs --max-line-width"),
-        (("--aligner", "A", "--highlight-words", "-o", "out"), "with -o DIR they are not supported yet"),
+        (("--aligner", "A", "--highlight-words", "--timestamps", "word"), "one cue per word: leave out"),
     ],
 )
 def test_cli_subtitle_flags_that_cannot_work_are_refused_before_loading(tiny_checkpoint, args, message):

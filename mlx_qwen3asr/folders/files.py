@@ -37,6 +37,7 @@ from ..progress import progress_bar
 from ..recogniser import Recogniser
 from ..result import Transcription
 from ..speakers import SpeakerDiarizer
+from ..subtitles import SubtitleLayout
 from .decode import Decoded
 from .plan import PathLike, PlannedFile, checked_formats, plan_files
 from .runner import LocalRunner, Runner
@@ -118,6 +119,7 @@ class OutputWriter:
     timestamps: str
     failures_file: Path
     on_file: Optional[Callable[[FileOutcome], None]] = None
+    layout: Optional[SubtitleLayout] = None  # readable subtitles (srt, vtt) from the aligner's words
     advance: Callable[[float], None] = lambda amount: None
     summary: Summary = field(default_factory=Summary)
     began: float = field(default_factory=time.monotonic)
@@ -132,7 +134,7 @@ class OutputWriter:
                 log.write(failure_record(file.source, decoded.error) + "\n")
         else:
             for fmt, path in zip(self.formats, file.outputs):
-                write_atomically(path, render(decoded.result, fmt, self.timestamps))
+                write_atomically(path, render(decoded.result, fmt, self.timestamps, self.layout))
             self.summary.done += 1
             self.summary.audio_seconds += decoded.seconds
         self.advance(1)
@@ -156,6 +158,7 @@ def transcribe_files(
     runner: Optional[Runner] = None,
     progress: bool = False,
     on_file: Optional[Callable[[FileOutcome], None]] = None,
+    layout: Optional[SubtitleLayout] = None,
 ) -> Summary:
     """Transcribe files, folders and "@manifests" into out_dir (one file per input and format,
     mirroring the inputs), skipping inputs whose outputs exist; returns the Summary.
@@ -166,7 +169,8 @@ def transcribe_files(
     diarizer every segment (and word, with an aligner) carries its speaker in every format.
     `runner`: LocalRunner() (the default: this process) or RayRunner(...) (Ray workers; pip install
     'mlx-qwen3asr[ray]'; see ray_runner.py). `progress`: a bar over files on stderr.
-    `on_file(FileOutcome)`: after each input is written or failed.
+    `on_file(FileOutcome)`: after each input is written or failed. `layout`: readable SRT/VTT cues from
+    the aligner's word times (subtitles.SubtitleLayout; needs an aligner, and timestamps other than "word").
     A failing input goes to out_dir/failures.jsonl and the run goes on; Ctrl-C returns the summary so
     far with interrupted=True. Raises InputError for inputs that cannot be planned (before any work).
     """
@@ -176,6 +180,8 @@ def transcribe_files(
         raise ValueError(
             f"timestamps must be one of {', '.join(TIMESTAMPS)} ('word' needs an aligner), got {timestamps!r}"
         )
+    if layout is not None and (aligner is None or timestamps == "word"):
+        raise ValueError("layout lays out the aligner's word times: it needs aligner= and timestamps other than 'word'")
     spec = FolderSpec(model, options or DecodeOptions(), dtype, aligner, diarizer, batch_size, vad)
     runner = runner or LocalRunner()
     runner.check(spec)
@@ -184,7 +190,7 @@ def transcribe_files(
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     failures = Path(os.path.abspath(out_dir)) / FAILURES_FILE
     failures.unlink(missing_ok=True)  # this run's failures only: the earlier ones are all retried
-    writer = OutputWriter(formats, timestamps, failures, on_file, began=began)
+    writer = OutputWriter(formats, timestamps, failures, on_file, layout, began=began)
     writer.summary.skipped, writer.summary.failures_file = len(files) - len(todo), failures
     try:
         with progress_bar(len(todo), show=progress and bool(todo), unit="files") as advance:
