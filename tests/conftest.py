@@ -86,3 +86,23 @@ def diarizer_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def diarizer(diarizer_dir):
     return mq.load(diarizer_dir)
+
+
+@pytest.fixture
+def stream_sides(monkeypatch):
+    """spy(module) -> a list that gets, for each call of module.halves (two_streams.halves), whether it
+    had a side stream to cut the work over."""
+    from mlx_qwen3asr.model import two_streams
+
+    sides: list[bool] = []
+
+    def spy(module) -> list[bool]:
+        def halves(work, side, axis=-1):
+            sides.append(side is not None)
+            return plain(work, side, axis)
+
+        plain = two_streams.halves
+        monkeypatch.setattr(module, "halves", halves)
+        return sides
+
+    return spy

@@ -24,18 +24,11 @@ def test_conv_by_taps_is_mlx_conv2d(shape, kernel, stride):
     np.testing.assert_allclose(np.array(got), np.array(expected), rtol=1e-5, atol=1e-5)
 
 
-def test_embeddings_on_two_streams_are_those_of_one(diarizer, monkeypatch):
+def test_embeddings_on_two_streams_are_those_of_one(diarizer, monkeypatch, stream_sides):
     wave = np.random.default_rng(0).standard_normal(16000 * 13).astype(np.float32) * 0.1  # 4 windows
     segmentation = np.ones((4, 589, 3), np.float32)
     segmentation[:, :, 2] = 0
-    sides = []
-
-    def halves(work, side, axis=-1):
-        sides.append(side is not None)
-        return plain_halves(work, side, axis)
-
-    plain_halves = streams.halves
-    monkeypatch.setattr(streams, "halves", halves)
+    sides = stream_sides(streams)
     monkeypatch.setattr(pipeline, "EMBEDDING_BATCH", 3)  # an odd batch: 2 windows here, 1 on the side stream
     split = diarizer.embeddings(wave, segmentation)
     assert sides and all(sides), "every batch of two or more windows is cut across the streams (2+ cores)"

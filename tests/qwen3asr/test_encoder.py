@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from mlx_qwen3asr.model import two_stream_layers
-from mlx_qwen3asr.model import two_streams as streams
 from mlx_qwen3asr.model.two_streams import side_stream, two_streams
 from mlx_qwen3asr.qwen3asr import encoder
 from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens, windowed_attention
@@ -77,19 +76,12 @@ def test_batched_windows_equal_attention_with_a_block_diagonal_mask():
     np.testing.assert_allclose(np.array(windowed_attention(q, k, v, heads, window)), np.array(reference), atol=1e-5)
 
 
-def test_the_encoder_in_halves_on_two_streams_gives_the_features_of_one_stream(tiny_model, monkeypatch):
+def test_the_encoder_in_halves_on_two_streams_gives_the_features_of_one_stream(tiny_model, stream_sides):
     """Heads, feed-forward features and the conv stem's chunks in halves (two_streams.py, swapped in by
     load on the CPU): the same products cut by output rows or by chunks; a BLAS may take another
     kernel for a half-width product, so float32 round-off, not always the same bits."""
     mels = [mx.random.normal((frames, 128), key=mx.random.key(frames)) for frames in (1250, 337)]
-    sides = []
-
-    def halves(work, side, axis=-1):
-        sides.append(side is not None)
-        return plain_halves(work, side, axis)
-
-    plain_halves = streams.halves
-    monkeypatch.setattr(two_stream_layers, "halves", halves)
+    sides = stream_sides(two_stream_layers)
     with two_streams(False):
         single = [np.array(x) for x in tiny_model.audio_tower.encode_many(mels)]
     assert not sides, "two_streams(False) around the call keeps every layer whole, on one stream"
