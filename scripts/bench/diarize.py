@@ -1,7 +1,7 @@
 """Speaker diarization, our MLX pipeline against pyannote.audio 4.0.7 on CPU torch: speed and peak memory.
 
     python -m scripts.bench.diarize [--reference-python /path/to/venv/bin/python] \\
-        [--seconds 120] [--rounds 2] [--memory-seconds 600,3600] [--busy] [--threads 2]
+        [--seconds 120] [--rounds 2] [--memory-seconds 600,3600] [--busy] [--threads 2] [--sides ours,pyannote]
     (without --reference-python only our side runs, and one line says why pyannote's is skipped)
 
     the same random-weight folder in the official layout (testing/random_diarizer.py, seed 0) for both sides
@@ -92,7 +92,8 @@ def speed(folder: Path, path: Path, seconds: float, args: argparse.Namespace) ->
 
 
 def sides(args: argparse.Namespace) -> tuple[str, ...]:
-    return ("ours", "pyannote") if args.reference_python else ("ours",)
+    wanted = ("ours", "pyannote") if args.reference_python else ("ours",)
+    return tuple(side for side in wanted if side in args.sides.split(","))
 
 
 def memory(folder: Path, lengths: list[float], tmp: Path, args: argparse.Namespace) -> None:
@@ -117,6 +118,7 @@ def main() -> None:
     parser.add_argument("--memory-seconds", default="", help="comma-separated lengths for peak RSS, e.g. 600,3600")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="BLAS / torch threads per side")
     parser.add_argument("--busy", action="store_true", help="with machine_load.BackgroundLoad (2 workers, 75%%)")
+    parser.add_argument("--sides", default="ours,pyannote", help="which sides run (pyannote needs --reference-python)")
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     args = parser.parse_args()
     folder = args.cache_dir / "diarizer-random-seed0"
