@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the live segmenter's side of the judge (a type only: audio/
 
 FRAME = 320  # 20 ms
 ONSET_FRAMES, ONSET_VOICED = 15, 8  # 8 voiced frames in a 300 ms window: speech starts
+ONSET = (ONSET_FRAMES, ONSET_VOICED)
 MARGIN_DB = 12.0  # voiced = this far above the noise floor ...
 MIN_LEVEL_DB = -60.0  # ... and louder than this: digital silence, dither or a dead-quiet room never is
 HYSTERESIS_DB = 4.0  # once speech has started it stays voiced down to 4 dB below the opening threshold
@@ -141,31 +142,49 @@ class EnergyVad:
 
 
 class PauseTracker:
-    """Speech starting and pausing, frame by frame: it starts at an onset (ONSET_VOICED voiced frames
-    within the last ONSET_FRAMES) and pauses after `pause_frames` frames in a row without a voiced
-    one; after a pause (or `end()`) the next speech needs an onset of its own. The one pause rule:
-    VoiceActivity (PAUSE_SECONDS) and the live segmenter (its `pause` setting) both track with it.
+    """The one pause rule, frame by frame: speech starts at an onset (`onset` = (frames, voiced):
+    that many voiced frames within the last so many) and is paused once `pause_seconds` of frames
+    in a row have had no voiced one; the caller ends it (`end()`), after which the next speech needs
+    an onset of its own. Its users and their frames:
+        VoiceActivity and the live segmenter: FRAME (20 ms) frames, the ONSET rule, PAUSE_SECONDS
+            (the segmenter: its `pause` setting); they end speech at every pause;
+        StreamingTranscriber's window: 100 ms frames of speech flags already past VoiceActivity's
+            onset (one loud frame starts speech), frame=1 with each frame's length in samples pushed
+            (the frames of a piece of audio are cut from its start: its last may be shorter), a
+            pause of CLOSE_PAUSE_SECONDS; it never ends speech (the window closes instead).
     """
 
-    def __init__(self, pause_frames: int = round(PAUSE_SECONDS * SAMPLE_RATE / FRAME)) -> None:
-        self.pause_frames = pause_frames
+    def __init__(
+        self, pause_seconds: float = PAUSE_SECONDS, frame: int = FRAME, onset: tuple[int, int] = ONSET
+    ) -> None:
+        """frame: samples per unit of `quiet` and `pause`; pause_seconds rounds to whole units."""
+        self.frame = frame
+        self.pause = round(pause_seconds * SAMPLE_RATE / frame)  # units of quiet that are a pause
+        self.onset_voiced = onset[1]
         self.speaking = False
-        self.quiet_frames = 0  # unvoiced frames since the last voiced one (counted while speaking)
-        self._recent: deque = deque(maxlen=ONSET_FRAMES)  # flags while not speaking
+        self.quiet = 0  # units since the last voiced frame (counted while speaking)
+        self._recent: deque = deque(maxlen=onset[0])  # flags while not speaking
 
-    def push(self, voiced: bool) -> str:
-        """One frame's flag -> "onset" (speech starts at this frame), "pause" (it has ended), or ""."""
+    @property
+    def paused(self) -> bool:
+        """Speaking, and quiet for a pause's length since the last voiced frame."""
+        return self.speaking and self.quiet >= self.pause
+
+    @property
+    def quiet_seconds(self) -> float:
+        return self.quiet * self.frame / SAMPLE_RATE
+
+    def push(self, voiced: bool, length: int = 1) -> str:
+        """One frame's flag (`length` units long) -> "onset" (speech starts at this frame), "pause"
+        (speech is paused: the caller ends it), or ""."""
         if not self.speaking:
             self._recent.append(voiced)
-            if sum(self._recent) < ONSET_VOICED:
+            if sum(self._recent) < self.onset_voiced:
                 return ""
-            self.speaking, self.quiet_frames = True, 0
+            self.speaking, self.quiet = True, 0
             return "onset"
-        self.quiet_frames = 0 if voiced else self.quiet_frames + 1
-        if self.quiet_frames < self.pause_frames:
-            return ""
-        self.end()
-        return "pause"
+        self.quiet = 0 if voiced else self.quiet + length
+        return "pause" if self.quiet >= self.pause else ""
 
     def onset_start(self) -> int:
         """Right after an onset: how many frames before this one the onset's first voiced frame is."""
@@ -173,7 +192,7 @@ class PauseTracker:
         return len(recent) - 1 - recent.index(True)
 
     def end(self) -> None:
-        """Speech is over (a pause, or the input ended). `quiet_frames` keeps its last count."""
+        """Speech is over (a pause, or the input ended). `quiet` keeps its last count."""
         self.speaking = False
         self._recent.clear()
 
@@ -205,5 +224,6 @@ class VoiceActivity:
 
     def _judge(self, db: float) -> bool:
         voiced = self.floor.is_voiced(db, self.pauses.speaking)
-        self.pauses.push(voiced)
+        if self.pauses.push(voiced) == "pause":
+            self.pauses.end()
         return voiced and self.pauses.speaking

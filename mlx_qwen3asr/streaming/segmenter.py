@@ -69,7 +69,7 @@ class Segmenter:
                 f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "
                 f"got {pause}, {max_seconds}"
             )
-        self.pauses = PauseTracker(round(pause * RATE / FRAME))
+        self.pauses = PauseTracker(pause)
         self.max_frames = round(max_seconds * RATE / FRAME)
         self.preroll_frames = round(preroll * RATE / FRAME)
         self._samples = SampleBuffer()
@@ -104,12 +104,12 @@ class Segmenter:
         """How long the open utterance has been unvoiced (0 while idle)."""
         if self._start is None:
             return 0.0
-        return self.pauses.quiet_frames * FRAME / RATE
+        return self.pauses.quiet_seconds
 
     @property
     def _last_voiced(self) -> int:
         """The open (or just closed) utterance's last voiced frame."""
-        return self._first + len(self._db) - 1 - self.pauses.quiet_frames
+        return self._first + len(self._db) - 1 - self.pauses.quiet
 
     def open_audio(self) -> Optional[np.ndarray]:
         """The open utterance's audio so far, or None."""
@@ -122,7 +122,7 @@ class Segmenter:
             return None
         end = self._last_voiced + 1 + TAIL_FRAMES
         voiced = sum(self._voiced[self._start - self._first : self._last_voiced + 1 - self._first])
-        if end > self._first + len(self._db) or self.pauses.pause_frames < TAIL_FRAMES or voiced < MIN_SPEECH_FRAMES:
+        if end > self._first + len(self._db) or self.pauses.pause < TAIL_FRAMES or voiced < MIN_SPEECH_FRAMES:
             return None
         return self._samples.get(self._start * FRAME, end * FRAME)
 
@@ -159,6 +159,7 @@ class Segmenter:
             self._start = max(index - self.pauses.onset_start() - self.preroll_frames, self._first)
             return None
         if turn == "pause":
+            self.pauses.end()
             return self._close(min(self._last_voiced + 1 + TAIL_FRAMES, index + 1), "pause")
         if self._start is None:
             return None

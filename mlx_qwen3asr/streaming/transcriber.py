@@ -35,7 +35,7 @@ import numpy as np
 from ..answer import read_partial
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
-from ..audio.vad import VoiceActivity
+from ..audio.vad import PauseTracker, VoiceActivity
 from ..generate import Decoding
 from ..options import DecodeOptions, token_budget
 from ..prefix_cache import PrefixCache
@@ -170,7 +170,8 @@ class StreamingTranscriber:
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
         self.engine.reset()
         release_window()  # the closed window's buffers: kept, windows of other sizes would pile them up
-        self.window = Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool))
+        pauses = PauseTracker(CLOSE_PAUSE_SECONDS, frame=1, onset=(1, 1))  # its frames are flags past an onset
+        self.window = Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool), pauses)
         self._dirty = True
         self._add_audio(audio, voiced)
 
@@ -180,18 +181,17 @@ class StreamingTranscriber:
         A pause is CLOSE_PAUSE_SECONDS of quiet (carried over from earlier chunks too); the cut goes
         half of it in, so the closing run hears the speech end and the next window a lead-in.
         """
-        window, offset = self.window, len(self.window.audio)
+        window, end, cut = self.window, len(self.window.audio), None
         window.audio = np.concatenate([window.audio, samples])
         window.voiced = np.concatenate([window.voiced, voiced])
-        loud = speech_frames(voiced)
-        pause, run_start, cut = int(CLOSE_PAUSE_SECONDS * SAMPLE_RATE), offset - window.quiet, None
-        for i in np.flatnonzero(loud):
-            if cut is None and window.speech and offset + i * FRAME - run_start >= pause:
-                cut = run_start + pause // 2
-            run_start, window.speech = min(offset + (int(i) + 1) * FRAME, len(window.audio)), True
-        window.quiet = len(window.audio) - run_start
-        if cut is None and window.speech and window.quiet >= pause:
-            cut = run_start + pause // 2
+        loud, pauses = speech_frames(voiced), window.pauses
+        for heard in loud:
+            if cut is None and heard and pauses.paused:  # a pause carried over, or within these frames
+                cut = end - pauses.quiet + pauses.pause // 2
+            frame, end = end, min(end + FRAME, len(window.audio))
+            pauses.push(bool(heard), end - frame)
+        if cut is None and pauses.paused:
+            cut = end - pauses.quiet + pauses.pause // 2
         return bool(loud.any()), cut
 
     def _step(self, chunk: np.ndarray) -> None:
@@ -199,7 +199,6 @@ class StreamingTranscriber:
         if not window.speech:  # nothing said yet: keep only a short lead-in before this chunk
             keep = int(LEAD_IN_SECONDS * SAMPLE_RATE)
             window.audio, window.voiced = window.audio[-keep:], window.voiced[-keep:]
-            window.quiet = min(window.quiet, len(window.audio))
         loud, pause = self._add_audio(chunk, self.activity.push(chunk))
         if pause is not None:
             self._close(pause)

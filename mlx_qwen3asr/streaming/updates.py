@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..audio.vad import PauseTracker
+
 
 @dataclass(frozen=True)
 class StreamingTuning:
@@ -41,6 +43,10 @@ class Window:
     raw: list[int]  # the last run's ids: language header + text
     committed: list[int]  # the forced (final) part of raw
     voiced: np.ndarray  # per sample of audio: speech by the voice-activity rule
+    pauses: PauseTracker  # over its 100 ms frames (quiet counted in samples); speaking once one was loud
     decodes: int = 0
-    speech: bool = False  # a loud frame has been heard
-    quiet: int = 0  # trailing quiet samples
+
+    @property
+    def speech(self) -> bool:
+        """A loud frame has been heard."""
+        return self.pauses.speaking
