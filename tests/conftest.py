@@ -86,3 +86,16 @@ def diarizer_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def diarizer(diarizer_dir):
     return mq.load(diarizer_dir)
+
+
+@pytest.fixture
+def option_checks(monkeypatch) -> list:
+    """Every DecodeOptions.check call, as (options, model); the check itself still runs."""
+    calls, check = [], mq.DecodeOptions.check
+
+    def counted(self, model):
+        calls.append((self, model))
+        return check(self, model)
+
+    monkeypatch.setattr(mq.DecodeOptions, "check", counted)
+    return calls

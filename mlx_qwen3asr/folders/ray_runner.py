@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..batch_size import MAX_BATCH_SIZE
 from ..runtime import blas
-from ..transcribe import MAX_BATCH_SIZE
 from .plan import PlannedFile, one_line
 from .ray_dispatch import IN_FLIGHT, RayDispatch, groups_of, kill_workers
 from .ray_reaper import Reaper
