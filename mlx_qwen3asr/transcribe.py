@@ -228,10 +228,11 @@ def transcribe_batch(
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens, hotwords)
     check_before_work(model, per_input, aligner)
+    audios = audios if sample_rate is None else [with_rate(audio, sample_rate) for audio in audios]
     return transcribe_checked(
-        audios, model, per_input, chunk_seconds=chunk_seconds, batch_size=batch_size, sample_rate=sample_rate,
-        on_progress=on_progress, on_segment=on_segment, between_waves=between_waves, aligner=aligner,
-        prefix_cache=prefix_cache, vad=vad, diarizer=diarizer,
+        audios, model, per_input, batch_size=batch_size, chunk_seconds=chunk_seconds, aligner=aligner,
+        diarizer=diarizer, vad=vad, prefix_cache=prefix_cache, on_segment=on_segment, on_progress=on_progress,
+        between_waves=between_waves,
     )  # fmt: skip
 
 
@@ -240,23 +241,23 @@ def transcribe_checked(
     model: Recogniser,
     per_input: Sequence[DecodeOptions],
     *,
-    chunk_seconds: Optional[float] = None,
     batch_size: Optional[int] = None,
-    sample_rate: Optional[int] = None,
-    on_progress: Optional[Callable[[float], None]] = None,
-    on_segment: Optional[Callable[[int, Segment], None]] = None,
-    between_waves: Callable[[], None] = lambda: None,
+    chunk_seconds: Optional[float] = None,
     aligner: Optional[Module] = None,
-    prefix_cache: Optional[PrefixCache] = None,
-    vad: Optional[VoiceDetector] = None,
     diarizer: Optional[SpeakerDiarizer] = None,
+    vad: Optional[VoiceDetector] = None,
+    prefix_cache: Optional[PrefixCache] = None,
+    on_segment: Optional[Callable[[int, Segment], None]] = None,
+    on_progress: Optional[Callable[[float], None]] = None,
+    between_waves: Callable[[], None] = lambda: None,
 ) -> list[Transcription]:
     """transcribe_batch for callers whose front door has checked the model, the aligner and `per_input`
     (one DecodeOptions per input) already (check_before_work: the CLI, folder runs, the server, live
-    finals), so that every road checks its options once; the rest as in transcribe_batch."""
+    finals), so that every road checks its options once. `audios`: paths, 16 kHz arrays or (array, rate)
+    pairs (transcribe_batch pairs bare arrays with its `sample_rate=`); the rest as in transcribe_batch."""
     chunk_seconds, batch_size = checked_sizes(model, chunk_seconds, batch_size)
     prefixes = prefix_cache_for(model, prefix_cache)
-    waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
+    waves = [prepare_audio(audio) for audio in audios]
     work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds, vad)]
     segments: list[list[Segment]] = [[] for _ in waves]
     for first in range(0, len(work), batch_size):
