@@ -16,6 +16,7 @@ from .align.aligner import align, align_segments
 from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
 from .audio.vad import EnergyVad
+from .batch_size import default_batch_size
 from .folders import LocalRunner, RayRunner, transcribe_files
 from .funasr import FunAsrNano
 from .languages import Languages
@@ -30,7 +31,7 @@ from .result import Segment, Transcription, Word
 from .silero_vad import SileroVad, load_vad, vad_by_name
 from .streaming import Event, LiveSession, LiveStats, StreamingTranscriber, Update
 from .tokenizer import Tokenizer
-from .transcribe import default_batch_size, transcribe, transcribe_batch
+from .transcribe import transcribe, transcribe_batch
 
 __version__ = "0.1.0"
 

@@ -26,7 +26,7 @@ from .cli_parser import build_parser
 from .folders import FileOutcome, FolderSpec, InputError, LocalRunner, RayRunner, decode_files, transcribe_files
 from .formats import render
 from .load import slow_quantized_note
-from .options import DecodeOptions
+from .options import DecodeOptions, OptionError
 from .progress import progress_bar
 from .runtime.blas import ensure_fast_blas
 from .runtime.lifecycle import releases_mlx_streams
@@ -70,16 +70,14 @@ def main(argv=None) -> int:
 def transcribe_printed(args: argparse.Namespace, spec: FolderSpec) -> int:
     """Without -o: the models loaded and the options checked, every file read, then decoded together
     (folders.decode_files, as with -o) and printed in order; a file that fails is one line on stderr."""
-    try:
+    try:  # loaded, and the options checked against the model before any audio is read (spec.loaded)
         spec = spec.loaded(flags=True)
+    except OptionError as e:  # what this model cannot be asked (Fun-ASR-Nano: Korean; a context too long)
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (FileNotFoundError, ValueError, MemoryError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    try:  # what this model cannot be asked (Fun-ASR-Nano: languages other than zh/en/ja; a context too long)
-        spec.options.check(spec.model)  # before any audio is read
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
     note = slow_quantized_note(bool(spec.model.args.quantization))
     if note:
         print(note, file=sys.stderr)
@@ -146,7 +144,7 @@ def transcribe_to_folder(args: argparse.Namespace, spec: FolderSpec) -> int:
             on_file=show,
             layout=args.layout,
         )
-    except InputError as e:
+    except (InputError, OptionError) as e:  # an input that cannot be planned; options the model cannot take
         print(f"error: {e}", file=sys.stderr)
         return 2
     except (FileNotFoundError, ValueError, MemoryError) as e:

@@ -11,10 +11,12 @@ comma-separated list); each family puts them where its prompt has room for them 
 official hotword block; Qwen3-ASR: one comma-separated line after the context). The official
 service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused.
 
-`DecodeOptions.check(model)` is the one check against a model, made where the options meet it (the
-front doors: transcribe_batch, the CLI, the app, a live session, a server request): a language its
-family does not take, the audio placeholder in the context or hotwords, a context over the limit ->
-ValueError, one line, before any audio is decoded.
+`DecodeOptions.check(model)` is the one check against a model, made once on each road, where the
+options meet it (the front doors: transcribe / transcribe_batch, FolderSpec.loaded for the CLI and
+folder runs, the app, a live session, a server request); the engine behind them
+(transcribe.transcribe_checked) does not check again. A language its family does not take, the audio
+placeholder in the context or hotwords, a context over the limit -> ValueError, one line, before any
+audio is decoded.
 """
 
 from collections.abc import Sequence

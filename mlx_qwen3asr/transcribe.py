@@ -14,11 +14,10 @@ in batches.
     -> with aligner=: each segment's words timed on its own audio (align/aligner.py)
 
 Memory is bounded by the wave: at most `batch_size` chunks' encoder outputs and KV caches exist at
-once, whatever the length of the audio (see default_batch_size for the sizes).
+once, whatever the length of the audio (batch_size.py: default_batch_size).
 """
 
 from collections.abc import Callable, Sequence
-from math import inf
 from typing import Optional, Union
 
 import mlx.core as mx
@@ -29,6 +28,7 @@ from .align.aligner import align_segments, check_aligner
 from .answer import heard_answer
 from .audio.io import SAMPLE_RATE, AudioInput, prepare_audio
 from .audio.vad import EnergyVad, VoiceDetector, contains_speech
+from .batch_size import checked_sizes
 from .families import require_task
 from .generate import StopRules, decode_batch
 from .options import DecodeOptions, options_per_input
@@ -36,16 +36,11 @@ from .prefix_cache import PrefixCache, prefix_cache_for
 from .recogniser import Recogniser, encode_audios
 from .result import Segment, Transcription
 from .runtime.allocator import release_between_batches
-from .runtime.memory import memory_size
 from .script import join_text
 from .speakers import SpeakerDiarizer, with_speakers
 
 MIN_SECONDS = 0.1  # shorter input gives empty text without running the model
 MIN_CHUNK_SECONDS = 0.5  # shorter tail chunks are zero-padded to this, as the official code does
-# Decoding is bound by reading the weights: a step for 16 rows costs ~1.5x a step for one on the
-# CPU, and less on a GPU. More rows gain little and cost KV cache memory.
-MAX_BATCH_SIZE = 16
-BATCH_MEMORY_SHARE = 0.25  # the KV caches of a full batch may take at most this share of memory
 
 
 def transcribe_chunks(
@@ -233,9 +228,36 @@ def transcribe_batch(
     """
     per_input = options_per_input(len(audios), options, language, context, max_new_tokens, hotwords)
     check_before_work(model, per_input, aligner)
+    audios = audios if sample_rate is None else [with_rate(audio, sample_rate) for audio in audios]
+    return transcribe_checked(
+        audios, model, per_input, batch_size=batch_size, chunk_seconds=chunk_seconds, aligner=aligner,
+        diarizer=diarizer, vad=vad, prefix_cache=prefix_cache, on_segment=on_segment, on_progress=on_progress,
+        between_waves=between_waves,
+    )  # fmt: skip
+
+
+def transcribe_checked(
+    audios: Sequence[AudioInput],
+    model: Recogniser,
+    per_input: Sequence[DecodeOptions],
+    *,
+    batch_size: Optional[int] = None,
+    chunk_seconds: Optional[float] = None,
+    aligner: Optional[Module] = None,
+    diarizer: Optional[SpeakerDiarizer] = None,
+    vad: Optional[VoiceDetector] = None,
+    prefix_cache: Optional[PrefixCache] = None,
+    on_segment: Optional[Callable[[int, Segment], None]] = None,
+    on_progress: Optional[Callable[[float], None]] = None,
+    between_waves: Callable[[], None] = lambda: None,
+) -> list[Transcription]:
+    """transcribe_batch for callers whose front door has checked the model, the aligner and `per_input`
+    (one DecodeOptions per input) already (check_before_work: the CLI, folder runs, the server, live
+    finals), so that every road checks its options once. `audios`: paths, 16 kHz arrays or (array, rate)
+    pairs (transcribe_batch pairs bare arrays with its `sample_rate=`); the rest as in transcribe_batch."""
     chunk_seconds, batch_size = checked_sizes(model, chunk_seconds, batch_size)
     prefixes = prefix_cache_for(model, prefix_cache)
-    waves = [prepare_audio(audio if sample_rate is None else with_rate(audio, sample_rate)) for audio in audios]
+    waves = [prepare_audio(audio) for audio in audios]
     work = [(i, *piece) for i, wave in enumerate(waves) for piece in chunks_of(wave, chunk_seconds, vad)]
     segments: list[list[Segment]] = [[] for _ in waves]
     for first in range(0, len(work), batch_size):
@@ -258,39 +280,6 @@ def transcribe_batch(
         diarized = (diarizer.diarize(wave, on_progress=on_progress) for wave in waves)
         results = [with_speakers(result, turns) for result, turns in zip(results, diarized)]
     return results
-
-
-def checked_sizes(model: Recogniser, chunk_seconds: Optional[float], batch_size: Optional[int]) -> tuple[float, int]:
-    """chunk_seconds (default the model's) and batch_size (default default_batch_size), checked."""
-    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
-    if isinstance(chunk_seconds, bool) or not isinstance(chunk_seconds, (int, float)) or not 1 <= chunk_seconds < inf:
-        raise ValueError(f"chunk_seconds must be a number of seconds, 1 or more, got {chunk_seconds!r}")
-    batch_size = default_batch_size(model, chunk_seconds) if batch_size is None else batch_size
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    return chunk_seconds, batch_size
-
-
-def default_batch_size(model: Recogniser, chunk_seconds: Optional[float] = None) -> int:
-    """MAX_BATCH_SIZE rows, fewer when their KV caches would take over BATCH_MEMORY_SHARE of memory
-    (the GPU's working set, else the machine's RAM). Chunks of `chunk_seconds` (default the model's)."""
-    chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
-    text = model.args.text
-    bytes_per_token = text.num_hidden_layers * 2 * text.num_key_value_heads * text.head_dim * model.dtype.size
-    audio_tokens = model.audio_tokens_per_second * chunk_seconds
-    tokens = audio_tokens + 60 + DecodeOptions().budget(chunk_seconds)  # audio + prompt + output
-    rows = int(BATCH_MEMORY_SHARE * memory_bytes() / (bytes_per_token * tokens))
-    return max(1, min(MAX_BATCH_SIZE, rows))
-
-
-def memory_bytes() -> int:
-    """Memory the arrays can use: the GPU's recommended working set, else physical RAM (or less under a
-    cgroup or address-space limit)."""
-    info = mx.device_info() if mx.default_device() != mx.cpu else {}
-    for key in ("max_recommended_working_set_size", "memory_size", "total_memory"):
-        if key in info:
-            return int(info[key])
-    return memory_size()
 
 
 def with_rate(audio: AudioInput, sample_rate: int) -> AudioInput:

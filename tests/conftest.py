@@ -106,3 +106,16 @@ def stream_sides(monkeypatch):
         return sides
 
     return spy
+
+
+@pytest.fixture
+def option_checks(monkeypatch) -> list:
+    """Every DecodeOptions.check call, as (options, model); the check itself still runs."""
+    calls, check = [], mq.DecodeOptions.check
+
+    def counted(self, model):
+        calls.append((self, model))
+        return check(self, model)
+
+    monkeypatch.setattr(mq.DecodeOptions, "check", counted)
+    return calls

@@ -2,7 +2,7 @@
 
     sources: paths (read here, in order) or waves already read (the CLI's, for its progress bar)
     -> groups of up to batch_size files or batch_size x model.chunk_seconds of audio (memory stays bounded)
-    -> transcribe_batch(group, spec's model, options, aligner, diarizer, vad): each text the one
+    -> transcribe_checked(group, spec's model, options, aligner, diarizer, vad): each text the one
        `transcribe` gives the file alone; a group that fails is decoded again one file at a time, so a
        bad file fails alone
     -> Decoded(index, result) or Decoded(index, error=the one-line reason), in the order of the sources
@@ -19,8 +19,9 @@ from typing import Optional, Union
 import numpy as np
 
 from ..audio.io import SAMPLE_RATE, load_audio
+from ..batch_size import default_batch_size
 from ..result import Transcription
-from ..transcribe import default_batch_size, transcribe_batch
+from ..transcribe import transcribe_checked
 from .plan import PathLike, one_line
 from .spec import FolderSpec
 
@@ -71,7 +72,8 @@ def decode_files(
     spec: FolderSpec,
     on_progress: Optional[Callable[[float], None]] = None,
 ) -> Iterator[Decoded]:
-    """A Decoded for every source, in order, decoded with `spec` (its models loaded: spec.loaded()).
+    """A Decoded for every source, in order, decoded with `spec` (its models loaded and its options
+    checked: spec.loaded()).
     `on_progress(seconds)`: after each wave of chunks, the seconds of audio it finished."""
     batch_size = spec.batch_size or default_batch_size(spec.model)
     group: list[tuple[int, np.ndarray]] = []
@@ -93,14 +95,14 @@ def decode_files(
 def decode_group(
     group: list[tuple[int, np.ndarray]], spec: FolderSpec, batch_size: int, on_progress=None
 ) -> Iterator[Decoded]:
-    """A group through transcribe_batch; when it fails, each file alone, so one bad file fails alone."""
+    """A group through the batched engine; when it fails, each file alone, so one bad file fails alone."""
     if not group:
         return
     try:
-        results = transcribe_batch(
+        results = transcribe_checked(  # spec.loaded() checked the models and the options
             [wave for _, wave in group],
             spec.model,
-            options=spec.options,
+            [spec.options] * len(group),
             batch_size=batch_size,
             aligner=spec.aligner,
             diarizer=spec.diarizer,

@@ -34,8 +34,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..batch_size import MAX_BATCH_SIZE
+from ..options import OptionError
 from ..runtime import blas
-from ..transcribe import MAX_BATCH_SIZE
 from .plan import PlannedFile, one_line
 from .ray_dispatch import IN_FLIGHT, RayDispatch, groups_of, kill_workers
 from .ray_reaper import Reaper
@@ -159,6 +160,8 @@ def start_workers(ray, settings: RayRunner, spec: FolderSpec) -> list:
     for worker in described:
         if worker["error"]:
             kill_workers(ray, actors)
+            if worker["refused_option"]:  # the same on every node: the options, not the node, are at fault
+                raise OptionError(worker["refused_option"], worker["error"])
             raise ValueError(
                 f"on node {worker['node']}: {worker['error']}: "
                 "name a hub id, or a folder at the same path on every node"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import mlx.core as mx
 
+from ..options import OptionError
 from ..runtime import blas
 from .decode import Decoded, decode_files
 from .plan import one_line
@@ -19,15 +20,18 @@ class FolderWorker:
     """The worker (made a Ray actor in start_workers): the models loaded once, groups decoded on demand."""
 
     def __init__(self, spec: FolderSpec, threads: int):
-        self.threads, self.error, self.spec = threads, "", spec
+        self.threads, self.error, self.spec, self.refused = threads, "", spec, ""
         try:
             self.spec = spec.loaded()
+        except OptionError as e:  # options the model cannot take (spec.loaded checks them): not a node's fault
+            self.error, self.refused = one_line(e), e.option
         except (FileNotFoundError, ValueError, MemoryError, OSError) as e:
             self.error = one_line(e)  # reported by describe(), not an actor that dies at birth
 
     def describe(self) -> dict:
         library = blas.known_library(blas.global_cblas()) or ("reference" if sys.platform == "linux" else "")
-        return {"node": platform.node(), "error": self.error, "blas": library, "cpu": mx.default_device() == mx.cpu}
+        node, cpu = platform.node(), mx.default_device() == mx.cpu
+        return {"node": node, "error": self.error, "refused_option": self.refused, "blas": library, "cpu": cpu}
 
     def decode(self, group: list[tuple[str, bytes]]) -> list[Decoded]:
         """A Decoded for each (file name, file bytes), its index the file's place in `group`."""

@@ -3,7 +3,8 @@
 FolderSpec(model, options, dtype, aligner, diarizer, batch_size, vad)
   models given by name (a hub id or a folder) or loaded (mq.load), the rest as transcribe_batch takes them
 -> .loaded(): every named model loaded once (in this process, or in each Ray worker) and checked for
-   its task (a recogniser, a forced aligner, a diarizer); loaded ones are kept as they are
+   its task (a recogniser, a forced aligner, a diarizer), the options checked against the recogniser
+   (DecodeOptions.check, once per run or worker); loaded ones are kept as they are
 -> .named(): for Ray workers, which load their own: folders as absolute paths (the same path on every
    node), hub ids as they are; a loaded model or a VAD other than the energy rule is refused in one line
 """
@@ -44,8 +45,10 @@ class FolderSpec:
 
     def loaded(self, flags: bool = False) -> "FolderSpec":
         """This spec with its named models loaded and each checked for its task (ValueError, one line,
-        naming it as `model=` or, with `flags`, as the command line's flag and value)."""
+        naming it as `model=` or, with `flags`, as the command line's flag and value), and its options
+        checked against its model (OptionError): the folder road's one check, before any audio is read."""
         models = {role: self._loaded(role, flags) for role in TASKS}
+        self.options.check(models["model"])
         return replace(self, **models)
 
     def _loaded(self, role: str, flags: bool) -> Any:

@@ -1,7 +1,7 @@
 """The server's model calls: a batch of file jobs -> transcriptions, in ONE engine call.
 
 [UploadJob(wave, DecodeOptions, words, on_segment)]
-  -> mq.transcribe_batch(waves, options per job, batch_size = --batch-size chunks per wave,
+  -> transcribe_checked(waves, options per job (checked by each request), batch_size = --batch-size chunks per wave,
                          the server's PrefixCache: a context's prompt head computed once)
        each finished segment -> its job's on_segment (a streamed file's SSE deltas)
        after each wave -> between_waves() (the worker runs waiting live steps there)
@@ -20,6 +20,7 @@ import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.vad import VoiceDetector
 from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
 from mlx_qwen3asr.speakers import SpeakerDiarizer, with_speakers
+from mlx_qwen3asr.transcribe import transcribe_checked
 
 
 @dataclass
@@ -61,8 +62,8 @@ def transcribe_many(
         if jobs[index].on_segment is not None:
             jobs[index].on_segment(segment)
 
-    results = mq.transcribe_batch(
-        [job.wave for job in jobs], models.asr, batch_size=batch_size, options=[job.options for job in jobs],
+    results = transcribe_checked(  # each job's options checked by its request (routes.checked_options)
+        [job.wave for job in jobs], models.asr, [job.options for job in jobs], batch_size=batch_size,
         on_segment=segment_done, between_waves=between_waves, prefix_cache=models.prefixes,
         vad=models.vad if models.vad_files else None,
     )  # fmt: skip

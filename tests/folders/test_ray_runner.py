@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.options import OptionError
 from mlx_qwen3asr.testing.signals import burst, write_wav
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'mlx-qwen3asr[ray]'")
@@ -116,6 +117,18 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
     assert message.startswith("on node ") and f"No config.json in {empty}" in message, message
     assert "same path on every node" in message and "\n" not in message
     assert not list((tmp_path / "out").glob("*.txt")), "nothing written"
+    assert ray.util.list_named_actors() == [], "the workers are gone"
+
+
+def test_options_the_model_cannot_take_are_refused_by_the_workers_before_any_file(
+    cluster, archive, listening_checkpoint, tmp_path
+):
+    options = mq.DecodeOptions(context="<|audio_pad|>")
+    with pytest.raises(OptionError) as error:
+        mq.transcribe_files([archive], listening_checkpoint, tmp_path / "out", options=options, runner=WORKERS)
+    message = str(error.value)
+    assert message == "context and hotwords must not contain '<|audio_pad|>': remove it", "the options, not a node"
+    assert error.value.option == "context" and not list((tmp_path / "out").glob("*.txt")), "nothing written"
     assert ray.util.list_named_actors() == [], "the workers are gone"
 
 

@@ -34,7 +34,7 @@ def test_each_command_has_a_wrapper_that_sets_up_and_runs_it(name, module):
 # The user's guide: the README and the docs it links to, one topic a file.
 GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # Guides whose Python examples run as written here (the others talk to a running server or to a microphone).
-RUNNABLE = [ROOT / "README.md", ROOT / "docs" / "transcribing.md", ROOT / "docs" / "streaming.md"]
+RUNNABLE = [ROOT / "README.md", *(ROOT / "docs" / name for name in ("transcribing.md", "streaming.md", "vad.md"))]
 
 
 def _shell_commands(guide: Path) -> list[str]:
