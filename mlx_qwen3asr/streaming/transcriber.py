@@ -53,6 +53,18 @@ SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 
 NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
 
 
+def window_decoder(
+    model: Recogniser, options: DecodeOptions, tuning: StreamingTuning = StreamingTuning(),
+    prefix_cache: Optional[PrefixCache] = None,
+) -> WindowDecoder:  # fmt: skip
+    """StreamingTranscriber's decoder on `model`, for options already checked against it (a LiveSession's
+    engine passes it in, so that its options are checked once, at the session's door)."""
+    return WindowDecoder(
+        model, options, encoder_cache=tuning.encoder_cache, kv_reuse=tuning.kv_reuse, draft=tuning.draft,
+        stop_loops=tuning.stop_loops, prefixes=prefix_cache,
+    )  # fmt: skip
+
+
 class StreamingTranscriber:
     """A live transcription session over one model. Not thread-safe: feed from one thread."""
 
@@ -97,11 +109,7 @@ class StreamingTranscriber:
             if model is None:
                 raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
             options.check(model)
-            engine = WindowDecoder(
-                model, options, encoder_cache=tuning.encoder_cache,
-                kv_reuse=tuning.kv_reuse, draft=tuning.draft, stop_loops=tuning.stop_loops,
-                prefixes=prefix_cache,
-            )  # fmt: skip
+            engine = window_decoder(model, options, tuning, prefix_cache)
         self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
         self.window_samples = int(window_seconds * SAMPLE_RATE)

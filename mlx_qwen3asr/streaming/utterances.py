@@ -31,8 +31,8 @@ from ..generate import Decoding
 from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser
-from ..transcribe import has_speech, transcribe
-from .transcriber import StreamingTranscriber
+from ..transcribe import has_speech, transcribe_checked
+from .transcriber import StreamingTranscriber, window_decoder
 
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0
@@ -61,7 +61,8 @@ class UtteranceEngine(Protocol):
 
 
 class OfflineEngine:
-    """Partials and finals both from `transcribe` on the whole utterance so far.
+    """Partials and finals both from `transcribe`'s engine on the whole utterance so far; `options` were checked
+    against the model at the session's door (LiveSession), so no final checks them again.
 
     prefix_cache: the prompt head's keys and values computed once for the session (None), taken from
     a shared PrefixCache, or never (PrefixCache.off); every utterance (and partial) starts from them."""
@@ -90,7 +91,7 @@ class OfflineEngine:
         return self._final(audio)
 
     def _final(self, audio: np.ndarray) -> str:
-        result = transcribe(audio, self.model, options=self.options, prefix_cache=self.prefixes)
+        result = transcribe_checked([audio], self.model, [self.options], prefix_cache=self.prefixes)[0]
         self.language = result.language or self.language
         return result.text
 
@@ -100,7 +101,7 @@ class OfflineEngine:
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
         options = DecodeOptions(self.options.language, self.options.context, 2, self.options.hotwords)
-        transcribe(warm_up_audio(), self.model, options=options, prefix_cache=self.prefixes)
+        transcribe_checked([warm_up_audio()], self.model, [options], prefix_cache=self.prefixes)
 
 
 class StreamingEngine(OfflineEngine):
@@ -124,8 +125,11 @@ class StreamingEngine(OfflineEngine):
         super().__init__(model, options, prefix_cache)
         self.reuse = reuse
         self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
-        self._stream = StreamingTranscriber(
-            model, options, chunk_seconds=STREAM_CHUNK_SECONDS, prefix_cache=self.prefixes
+        self._stream = StreamingTranscriber(  # the session checked the options: its decoder is given
+            None,
+            options,
+            chunk_seconds=STREAM_CHUNK_SECONDS,
+            engine=window_decoder(model, options, prefix_cache=self.prefixes),
         )
         self._fed = 0
 

@@ -124,3 +124,15 @@ def test_speech_that_resumes_after_a_prepared_final_commits_the_longer_utterance
     assert len(commits) == 1, "a 0.45 s pause does not end the utterance"
     assert engine.prepared >= 2, "a final was prepared in the short pause, and one in the last"
     assert commits[0].text == offline(listening_model, commits[0].audio), "the first prepared text was dropped"
+
+
+@pytest.mark.parametrize("partials", ["streaming", "offline"])
+def test_a_session_checks_its_options_once_however_many_partials_and_finals(
+    listening_model, clips, option_checks, partials
+):
+    audio = np.concatenate([silence(0.5), clips["short"], silence(1.2), clips["exact"], silence(1.2)])
+    live = mq.LiveSession(listening_model, mq.DecodeOptions(max_new_tokens=TOKENS), partials=partials)
+    events = [e for start in range(0, len(audio), 4800) for e in live.feed(audio[start : start + 4800])]
+    events += live.finish()
+    assert sum(e.type == "commit" for e in events) == 2 and any(e.type == "partial" for e in events)
+    assert len(option_checks) == 1, f"{len(option_checks)} checks: the session's door, then none per partial or final"
