@@ -44,25 +44,13 @@ from ..runtime.allocator import release_window
 from ..transcribe import MIN_SECONDS
 from .input import FRAME, SampleBuffer, speech_frames
 from .updates import StreamingTuning, Update, Window
-from .window_decoder import Engine, WindowDecoder, final_text, joined, rollback
+from .window_decoder import Engine, final_text, joined, rollback, window_decoder
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
 SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
 NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
-
-
-def window_decoder(
-    model: Recogniser, options: DecodeOptions, tuning: StreamingTuning = StreamingTuning(),
-    prefix_cache: Optional[PrefixCache] = None,
-) -> WindowDecoder:  # fmt: skip
-    """StreamingTranscriber's decoder on `model`, for options already checked against it (a LiveSession's
-    engine passes it in, so that its options are checked once, at the session's door)."""
-    return WindowDecoder(
-        model, options, encoder_cache=tuning.encoder_cache, kv_reuse=tuning.kv_reuse, draft=tuning.draft,
-        stop_loops=tuning.stop_loops, prefixes=prefix_cache,
-    )  # fmt: skip
 
 
 class StreamingTranscriber:
@@ -95,7 +83,7 @@ class StreamingTranscriber:
         computed once for this session; a PrefixCache: shared with others; PrefixCache.off(model):
         prefilled within the session's first prompt and kept when kv_reuse is on, within every prompt
         when it is off).
-        engine, clock: test seams (a fake decoder, a fake clock); by default a WindowDecoder on model.
+        engine, clock: the decoder (default: window_decoder on model; given, the options are not checked again), the clock.
         """
         if chunk_seconds < 0.5:
             raise ValueError(f"chunk_seconds must be at least 0.5, got {chunk_seconds}")

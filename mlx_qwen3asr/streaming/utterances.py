@@ -32,7 +32,8 @@ from ..options import DecodeOptions
 from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser
 from ..transcribe import has_speech, transcribe_checked
-from .transcriber import StreamingTranscriber, window_decoder
+from .transcriber import StreamingTranscriber
+from .window_decoder import window_decoder
 
 WARM_UP_SECONDS = 1.0
 STREAM_CHUNK_SECONDS = 1.0

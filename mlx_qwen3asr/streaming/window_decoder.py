@@ -34,6 +34,7 @@ from ..prefix_cache import PrefixCache, prefix_cache_for
 from ..recogniser import Recogniser, encode_audio
 from ..script import join_text
 from ..tokenizer import Tokenizer
+from .updates import StreamingTuning
 
 
 def final_text(reader: Reader, ids: Sequence[int], committed: str, forced_language: Optional[str]) -> tuple[str, str]:
@@ -157,3 +158,15 @@ class WindowDecoder:
                 trim_cache(self.cache, len(draft) - i)  # keys/values of draft tokens after the disagreement
                 return token
         raise AssertionError("unreachable: the last choice always returns")
+
+
+def window_decoder(
+    model: Recogniser,
+    options: DecodeOptions,
+    t: StreamingTuning = StreamingTuning(),
+    prefix_cache: Optional[PrefixCache] = None,
+) -> WindowDecoder:
+    """StreamingTranscriber's decoder on `model` with tuning `t`, for options already checked against it (a
+    LiveSession's engine passes it in, so that its options are checked once, at the session's door)."""
+    return WindowDecoder(model, options, encoder_cache=t.encoder_cache, kv_reuse=t.kv_reuse, draft=t.draft,
+                         stop_loops=t.stop_loops, prefixes=prefix_cache)  # fmt: skip
