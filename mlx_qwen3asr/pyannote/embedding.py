@@ -125,9 +125,8 @@ class ResNet34(nn.Module):
 def _fold(state: dict[str, np.ndarray], name: str, bn: str) -> tuple[np.ndarray, np.ndarray]:
     scale = state[f"{bn}.weight"] / np.sqrt(state[f"{bn}.running_var"] + BN_EPS)
     weight = state[f"{name}.weight"] * scale[:, None, None, None]  # [out, in, k, k]
-    return weight.transpose(2, 3, 1, 0).reshape(-1, *weight.shape[1::-1]), state[f"{bn}.bias"] - state[
-        f"{bn}.running_mean"
-    ] * scale
+    bias = state[f"{bn}.bias"] - state[f"{bn}.running_mean"] * scale
+    return weight.transpose(2, 3, 1, 0).reshape(-1, *weight.shape[1::-1]), bias  # [k * k, in, out]
 
 
 def embedding_weights(state: dict[str, np.ndarray]) -> dict[str, mx.array]:
