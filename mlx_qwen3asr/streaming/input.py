@@ -1,6 +1,6 @@
-"""What streaming does to incoming audio before any model sees it: hold it (SampleBuffer), and tell
-speech from quiet per 100 ms frame (from audio/vad.py's per-sample flags). (Blocks are made 16 kHz
-mono float32 first by audio.SampleStream.)"""
+"""What streaming does to incoming audio before any model sees it: hold it (SampleBuffer; HeldSamples
+with their speech flags), and tell speech from quiet per 100 ms frame (from per-sample flags: audio/vad.py's
+rule's or the caller's VAD's). (Blocks are made 16 kHz mono float32 first by audio.SampleStream.)"""
 
 from typing import Optional
 
@@ -56,3 +56,28 @@ class SampleBuffer:
         samples = self.get(self.start, end)
         self.drop_before(end)
         return samples
+
+
+class HeldSamples:
+    """Samples waiting to complete a chunk, with the speech flags the caller pushed them with (if any):
+    the flags stay beside their samples, however the blocks were cut."""
+
+    def __init__(self) -> None:
+        self.samples, self._flags = SampleBuffer(), SampleBuffer()  # flags as 0.0 / 1.0
+
+    @property
+    def size(self) -> int:
+        return self.samples.size
+
+    def append(self, samples: np.ndarray, voiced: Optional[np.ndarray]) -> None:
+        """Hold `samples`; ValueError when flags come for some of a session's blocks only."""
+        if self.size and (voiced is not None) != bool(self._flags.size):
+            raise ValueError("push every block of a session with its speech flags, or none")
+        self.samples.append(samples)
+        if voiced is not None:
+            self._flags.append(np.asarray(voiced, np.float32))
+
+    def take(self) -> tuple[np.ndarray, Optional[np.ndarray]]:
+        """Everything held and its flags (None: pushed without, to be judged), taken."""
+        voiced = self._flags.take() > 0 if self._flags.size else None
+        return self.samples.take(), voiced

@@ -11,7 +11,7 @@ Data flow (one thread):
     block -> SampleStream (16 kHz mono) -> Segmenter (vad.py's energy rule, or Silero VAD with vad=; 0.5 s pre-roll,
       0.6 s pause ends an utterance, 20 s without one cuts it at its quietest 100 ms)
       -> finished utterance -> engine.final = transcribe(utterance) -> "commit" event
-      -> open utterance, when due -> engine.partial -> "partial" event
+      -> open utterance, when due -> engine.partial (its audio and the VAD's flags) -> "partial" event
       -> open utterance in a pause, its tail heard -> engine.prepare(closing audio) -> "partial" event
 
 Commits: append-only (`committed` only grows); an utterance that ends with a pause commits exactly
@@ -133,7 +133,7 @@ class LiveSession:
         ):
             return []
         started = self.clock()
-        text = self.engine.partial(audio)
+        text = self.engine.partial(audio, seg.open_voiced())  # voice judged once: by the segmenter's VAD
         cost = self.clock() - started
         self.stats.compute_seconds += cost
         self._next_partial = self.clock() + max(self.refresh_every, 2 * cost)

@@ -115,6 +115,12 @@ class Segmenter:
         """The open utterance's audio so far, or None."""
         return None if self._start is None else self._samples.get(self._start * FRAME, self.analysed)
 
+    def open_voiced(self) -> Optional[np.ndarray]:
+        """One flag per sample of open_audio(): its frame's voice judgement (the judge's, unchanged)."""
+        if self._start is None:
+            return None
+        return np.repeat(np.array(self._voiced[self._start - self._first :], bool), FRAME)
+
     def closing_audio(self) -> Optional[np.ndarray]:
         """The audio the open utterance commits if the pause it is in goes on, once that is known
         (its 0.3 s tail has been heard), else None."""

@@ -12,7 +12,7 @@ off (the text stays the same, only the cost changes).
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
     -> the window: the audio since the window started (at most window_seconds)
-       quiet chunk (no speech by audio/vad.py's rule: silence, steady noise, clicks): no decoder
+       quiet chunk (no speech by audio/vad.py's rule, or by the flags pushed with it): no decoder
        run; a window that has heard nothing keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of
        quiet after speech closes the window, cut 1 s into the pause
     -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
@@ -42,7 +42,7 @@ from ..prefix_cache import PrefixCache
 from ..recogniser import Recogniser
 from ..runtime.allocator import release_window
 from ..transcribe import MIN_SECONDS
-from .input import FRAME, SampleBuffer, speech_frames
+from .input import FRAME, HeldSamples, speech_frames
 from .updates import StreamingTuning, Update, Window
 from .window_decoder import Engine, final_text, joined, rollback, window_decoder
 
@@ -108,9 +108,9 @@ class StreamingTranscriber:
         """Forget the session: text, audio and caches."""
         self.committed, self.detected_language, self.audio_samples = "", "", 0
         self._compute, self._steps = 0.0, 0
-        self.pending = SampleBuffer()
+        self.pending = HeldSamples()
         self.incoming = SampleStream(self.sample_rate)
-        self.activity = VoiceActivity()  # judges each sample once, as a step takes it
+        self.activity = VoiceActivity()  # judges each sample once, as a step takes it (unless pushed with flags)
         self._new_window(*NO_AUDIO)
 
     def feed(self, pcm: np.ndarray) -> Update:
@@ -118,21 +118,27 @@ class StreamingTranscriber:
         mlx_qwen3asr.audio.samples) at the session's sample_rate; run the steps that are due."""
         return self.push(self.incoming.convert(pcm))
 
-    def push(self, samples: np.ndarray) -> Update:
+    def push(self, samples: np.ndarray, voiced: Optional[np.ndarray] = None) -> Update:
         """feed() of samples already 16 kHz mono float32 (a LiveSession's, converted once): whole chunks
-        are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`."""
+        are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`.
+        voiced: the samples' speech flags (one per sample) from the caller's voice detector, which has
+        judged them already (a LiveSession's segmenter); None: audio/vad.py's rule judges them here, as
+        each step takes them. A session's blocks all come with flags, or none do."""
+        if voiced is not None and len(voiced) != len(samples):
+            raise ValueError(f"voiced needs one flag per sample: {len(voiced)} flags for {len(samples)} samples")
         self.audio_samples += samples.size
         before, self._compute, self._steps = self.committed, 0.0, 0
         start = 0
         if self.pending.size:  # a chunk begun by earlier samples
             start = min(len(samples), self.chunk - self.pending.size)
-            self.pending.append(samples[:start])
+            self.pending.append(samples[:start], None if voiced is None else voiced[:start])
             if self.pending.size == self.chunk:
-                self._step(self.pending.take())
+                self._step(*self.pending.take())
         while len(samples) - start >= self.chunk:
-            self._step(samples[start : start + self.chunk])
-            start += self.chunk
-        self.pending.append(samples[start:])
+            end = start + self.chunk
+            self._step(samples[start:end], None if voiced is None else voiced[start:end])
+            start = end
+        self.pending.append(samples[start:], None if voiced is None else voiced[start:])
         return self._update(before)
 
     def finish(self) -> Update:
@@ -140,9 +146,10 @@ class StreamingTranscriber:
         before, self._compute, self._steps = self.committed, 0.0, 0
         resampled_tail = self.incoming.flush()  # audio fed, still inside the resampler: counted too
         self.audio_samples += resampled_tail.size
-        self.pending.append(resampled_tail)
-        tail = self.pending.take()
-        _, pause = self._add_audio(tail, self.activity.push(tail))
+        if resampled_tail.size:  # feed()'s: no flags
+            self.pending.append(resampled_tail, None)
+        tail, voiced = self.pending.take()
+        _, pause = self._add_audio(tail, self.activity.push(tail) if voiced is None else voiced)
         if pause is not None:
             self._close(pause)
         self._close(len(self.window.audio))
@@ -190,12 +197,12 @@ class StreamingTranscriber:
             cut = end - pauses.quiet + pauses.pause // 2
         return bool(loud.any()), cut
 
-    def _step(self, chunk: np.ndarray) -> None:
+    def _step(self, chunk: np.ndarray, voiced: Optional[np.ndarray]) -> None:
         window = self.window
         if not window.speech:  # nothing said yet: keep only a short lead-in before this chunk
             keep = int(LEAD_IN_SECONDS * SAMPLE_RATE)
             window.audio, window.voiced = window.audio[-keep:], window.voiced[-keep:]
-        loud, pause = self._add_audio(chunk, self.activity.push(chunk))
+        loud, pause = self._add_audio(chunk, self.activity.push(chunk) if voiced is None else voiced)
         if pause is not None:
             self._close(pause)
             self._decode_if_speech()

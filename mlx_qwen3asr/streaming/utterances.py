@@ -1,12 +1,13 @@
 """The one place a live session meets the recogniser: an utterance's audio -> text.
 
-    UtteranceEngine.partial(audio of the open utterance so far) -> tentative text (shown dimmed)
+    UtteranceEngine.partial(audio of the open utterance so far, its speech flags) -> tentative text (shown dimmed)
     UtteranceEngine.final(audio of a finished utterance)        -> committed text
 
 `final` is always `mlx_qwen3asr.transcribe(audio, model, ...).text`, so what a live session commits is
 exactly what offline transcription gives for the same utterance. Partials come from the library's
-streaming engine when it is there (it feeds only the new audio), else from `transcribe` on the
-audio so far (cost grows with the utterance; the pipeline bounds how often it is asked).
+streaming engine when it is there (it feeds only the new audio, with the speech flags the session's
+voice detector gave it: voice is judged once), else from `transcribe` on the audio so far (cost grows
+with the utterance; the pipeline bounds how often it is asked).
 
 With the streaming engine the final reuses the partials' work (`reuse=True`): the same decode as
 transcribe's (the utterance as one chunk, the same prompt, the same stop rules and token budget,
@@ -53,7 +54,8 @@ def warm_up_audio() -> np.ndarray:
 class UtteranceEngine(Protocol):
     language: str  # the language of the last final (or partial), "" while unknown
 
-    def partial(self, audio: np.ndarray) -> str: ...
+    # voiced: one speech flag per sample of audio, as the session's voice detector judged it (None: not judged)
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str: ...
 
     def final(self, audio: np.ndarray) -> str: ...
 
@@ -96,8 +98,8 @@ class OfflineEngine:
         self.language = result.language or self.language
         return result.text
 
-    def partial(self, audio: np.ndarray) -> str:
-        return self._final(audio)
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
+        return self._final(audio)  # transcribe's, flags unused: the partial is what the final would be now
 
     def warm_up(self) -> None:
         """One short decode, so the first utterance does not pay for first-call set-up."""
@@ -107,8 +109,9 @@ class OfflineEngine:
 
 class StreamingEngine(OfflineEngine):
     """Partials from `StreamingTranscriber`, pushed only the whole chunks of the utterance's audio it has
-    not seen yet: the LiveSession's samples, converted once (no second resampler pass) and buffered
-    once (an unfinished chunk stays in the utterance's audio until it is whole).
+    not seen yet: the LiveSession's samples, converted once (no second resampler pass), buffered
+    once (an unfinished chunk stays in the utterance's audio until it is whole) and judged once (the
+    segmenter's speech flags go with them: the window engine decodes what the session's VAD heard).
 
     It decodes once per STREAM_CHUNK_SECONDS of audio (the library's default of 2 s would show at
     most one or two updates in a typical 2-5 s utterance) and starts afresh for every utterance.
@@ -134,12 +137,13 @@ class StreamingEngine(OfflineEngine):
         )
         self._fed = 0
 
-    def partial(self, audio: np.ndarray) -> str:
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
+        """voiced None (a caller without a VAD): the stream judges voice by audio/vad.py's energy rule."""
         if len(audio) < self._fed:  # a new utterance without a final in between (never expected)
             self._restart()
-        whole = (len(audio) - self._fed) // self._stream.chunk * self._stream.chunk  # the rest waits in `audio`
-        update = self._stream.push(audio[self._fed : self._fed + whole])  # converted once, by the LiveSession
-        self._fed += whole
+        new = slice(self._fed, self._fed + (len(audio) - self._fed) // self._stream.chunk * self._stream.chunk)
+        update = self._stream.push(audio[new], None if voiced is None else voiced[new])  # the rest waits in `audio`
+        self._fed = new.stop
         self.language = update.language or self.language
         return update.text.strip()
 

@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -85,9 +86,9 @@ class TimedEngine:
     def language(self) -> str:
         return self.engine.language
 
-    def _timed(self, times: list, fn, audio: np.ndarray) -> str:
+    def _timed(self, times: list, fn, *args) -> str:
         start = time.perf_counter()
-        text = fn(audio)
+        text = fn(*args)
         times.append(time.perf_counter() - start)
         return text
 
@@ -105,8 +106,8 @@ class TimedEngine:
             self.prepares.append(time.perf_counter() - start)
         return text
 
-    def partial(self, audio: np.ndarray) -> str:
-        return self._timed(self.partials, self.engine.partial, audio)
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
+        return self._timed(self.partials, self.engine.partial, audio, voiced)
 
     def warm_up(self) -> None:
         self.engine.warm_up()

@@ -12,6 +12,7 @@ typing, tones, the 62 s clip) and a fan switching on in a quiet room.
 
 import argparse
 import statistics
+from typing import Optional
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class FreeEngine:
 
     language = ""
 
-    def partial(self, audio: np.ndarray) -> str:
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
         return f"partial {len(audio)}"
 
     def final(self, audio: np.ndarray) -> str:

@@ -1,5 +1,6 @@
 """The live session's utterance engine: finals are exactly offline transcription; the streaming engine when present."""
 
+import numpy as np
 import pytest
 from dictation_helpers import burst
 
@@ -36,6 +37,23 @@ def test_streaming_partials_and_offline_finals(listening_model):
     assert partials[-1] == reference, "fed piece by piece, the partial is the streaming text for all of it"
     assert engine.final(audio) == mq.transcribe(audio, listening_model, max_new_tokens=6).text
     assert engine.partial(audio) == reference, "each utterance starts a fresh stream"
+
+
+def test_a_partial_decodes_what_the_sessions_vad_heard_even_where_the_level_rule_hears_nothing(listening_model):
+    # A noisy room: speech under a steady noise floor is too quiet for the level rule (12 dB over the
+    # floor), while the session's VAD (Silero by default) hears it. Voice is judged once, by the VAD.
+    from mlx_qwen3asr.testing.signals import noise
+
+    audio = noise(3.0, -28.0) + burst(3.0, level_db=-30.0, seed=7)
+    heard = np.ones(len(audio), bool)
+    options = mq.DecodeOptions(max_new_tokens=6)
+    alone = make_engine(listening_model, "streaming", options)
+    assert alone.partial(audio) == "", "the level rule alone hears only noise: nothing is decoded"
+    engine = make_engine(listening_model, "streaming", options)
+    stream = mq.StreamingTranscriber(listening_model, options, chunk_seconds=1.0)
+    reference = stream.push(audio, heard).text.strip()
+    assert reference, "pushed with the VAD's flags, the window engine decodes"
+    assert [engine.partial(audio[:n], heard[:n]) for n in (16000, 48000)][-1] == reference
 
 
 def test_the_warm_up_runs_both_decoders_it_is_meant_to_warm():

@@ -16,7 +16,7 @@ from mlx_qwen3asr_app.worker import Worker, make_queue
 class CountingEngine:
     language = ""
 
-    def partial(self, audio: np.ndarray) -> str:
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
         return ""
 
     def final(self, audio: np.ndarray) -> str:

@@ -2,6 +2,7 @@
 so, and how often partials are asked for."""
 
 import json
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -34,10 +35,13 @@ class FakeEngine:
         self.clock, self.cost, self.text = clock, cost, text
         self.language = ""
         self.partials: list[tuple[float, int]] = []  # (time asked, samples)
+        self.flags: list[np.ndarray] = []  # the speech flags each partial was given
         self.finals: list[np.ndarray] = []
 
-    def partial(self, audio: np.ndarray) -> str:
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
+        assert voiced is not None and len(voiced) == len(audio), "a partial gets one speech flag per sample"
         self.partials.append((self.clock.now, len(audio)))
+        self.flags.append(voiced)
         self.clock.now += self.cost
         return f"partial {len(audio)}"
 
@@ -98,6 +102,16 @@ def test_slow_partials_are_spaced_by_twice_their_cost():
     starts = [t for t, _ in engine.partials]
     gaps = np.diff(starts)
     assert gaps.min() >= 0.4 + 0.8 - 1e-9, f"a 0.4 s partial must be followed by 0.8 s idle: {gaps}"
+
+
+def test_each_partial_gets_the_segmenters_speech_flags_so_voice_is_judged_once():
+    audio = np.concatenate([silence(1.0), burst(2.0), silence(1.0)])
+    live, engine, _, _ = run(audio)
+    assert engine.flags, "partials were asked"
+    flags = engine.flags[-1]
+    quiet = int(0.5 * RATE)  # the pre-roll: 0.5 s of silence before the burst
+    assert not flags[:quiet].any(), "the pre-roll's silence is not speech"
+    assert flags[quiet:].mean() > 0.9, "the burst is speech, as the segmenter judged it"
 
 
 def test_no_partials_when_switched_off():

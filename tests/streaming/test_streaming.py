@@ -160,6 +160,35 @@ def test_near_silence_runs_no_decoder_by_the_voice_activity_rule(audio):
     assert updates[-1].text == ""
 
 
+def push_all(stream: StreamingTranscriber, audio: np.ndarray, voiced: np.ndarray, size: int) -> list:
+    """push() audio with its speech flags in pieces of `size`; every Update in order."""
+    return [stream.push(audio[i : i + size], voiced[i : i + size]) for i in range(0, len(audio), size)]
+
+
+def test_speech_flags_pushed_with_the_audio_decide_what_is_speech_not_the_level_rule():
+    audio = np.concatenate([loud(3.0), quiet(3.0), loud(2.0, seed=1)])
+    heard = np.zeros(len(audio), bool)
+    heard[3 * SR : 6 * SR] = True  # the caller's VAD: speech only in the quiet middle
+    stream, engine = fake_stream(chunk_seconds=1.0)
+    push_all(stream, audio, np.zeros(len(audio), bool), 16000)  # the VAD heard no speech anywhere
+    assert engine.calls == [], "the caller's VAD heard no speech: loud audio is not decoded"
+    stream, engine = fake_stream(chunk_seconds=1.0)
+    text = push_all(stream, audio, heard, 16000)[-1].text
+    assert [c["seconds"] for c in engine.calls][:1] == [1.5], "decoding starts with the flagged speech"
+    cut, cut_engine = fake_stream(chunk_seconds=1.0)
+    assert push_all(cut, audio, heard, 7001)[-1].text == text, "pushed in other pieces: the same text"
+    assert cut_engine.calls == engine.calls, "flags are held with their samples until a chunk is whole"
+
+
+def test_speech_flags_must_come_one_per_sample_and_with_every_block_or_none():
+    stream, _ = fake_stream(chunk_seconds=1.0)
+    with pytest.raises(ValueError, match="one flag per sample: 3 flags for 4 samples"):
+        stream.push(np.zeros(4, np.float32), np.zeros(3, bool))
+    stream.push(np.zeros(100, np.float32), np.zeros(100, bool))
+    with pytest.raises(ValueError, match="with its speech flags, or none"):
+        stream.push(np.zeros(100, np.float32))
+
+
 def test_a_two_second_pause_commits_everything_and_starts_a_new_window():
     stream, engine = fake_stream()
     for i in range(3):
