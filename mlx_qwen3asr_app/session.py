@@ -129,22 +129,8 @@ def _load(
     finally:
         if bars is not None:
             bars.close()
-    options = args.decode_options
-    try:  # what this model cannot take (an aligner as --model; a language not in its family's list)
+    try:  # what this model cannot take: an aligner as --model; the options (LiveSession checks them, once)
         require_task(model, "transcribe", f"--model {args.model}")
-        options.check(model)
-    except ValueError as e:
-        raise AppError(str(e)) from e
-    aligner = None
-    if args.aligner:
-        say(f"[2/3] loading aligner {args.aligner}")
-        aligner = load_model(args.aligner, args.dtype, say, convert=False)
-        try:
-            require_task(aligner, "align", f"--aligner {args.aligner}")
-        except ValueError as e:
-            raise AppError(str(e)) from e
-    say(f"[{stages}/{stages}] warming up (one short decode)")
-    try:
         live = LiveSession(
             model,
             args.decode_options,
@@ -156,8 +142,17 @@ def _load(
             stats=stats,
             vad=mq.vad_by_name(args.vad),
         )
-    except ValueError as e:  # a context over the model's limit
+    except ValueError as e:  # a language not in its family's list, a context over the model's limit
         raise AppError(str(e)) from e
+    aligner = None
+    if args.aligner:
+        say(f"[2/3] loading aligner {args.aligner}")
+        aligner = load_model(args.aligner, args.dtype, say, convert=False)
+        try:
+            require_task(aligner, "align", f"--aligner {args.aligner}")
+        except ValueError as e:
+            raise AppError(str(e)) from e
+    say(f"[{stages}/{stages}] warming up (one short decode)")
     live.warm_up()
     return live, aligner
 

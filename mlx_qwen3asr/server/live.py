@@ -30,6 +30,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, WindowSession
+from mlx_qwen3asr.streaming.utterances import make_engine
+from mlx_qwen3asr.streaming.window_decoder import window_decoder
 
 from .errors import APIError
 from .handshake import POLICY, PROTOCOL, origin_refused
@@ -56,13 +58,16 @@ def error_event(error: APIError) -> dict:
 def make_session(
     model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
 ) -> LiveTranscriber:
-    """The connection's session on the served model, its prompt head from the server's PrefixCache."""
+    """The connection's session on the served model, its prompt head from the server's PrefixCache. The
+    options were checked at the handshake or the session.update (check_prompt): the session's decoder
+    is made here, so the session does not check them again."""
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
-        return WindowSession(model, decode, prefix_cache=prefixes, sample_rate=options.sample_rate)
+        decoder = window_decoder(model, decode, prefix_cache=prefixes)
+        return WindowSession(None, decode, sample_rate=options.sample_rate, decoder=decoder)
     return LiveSession(
-        model, decode, pause=options.pause, max_utterance=options.max_utterance, prefix_cache=prefixes,
-        sample_rate=options.sample_rate, channels_last=True, vad=vad,
+        None, engine=make_engine(model, "streaming", decode, prefixes), pause=options.pause,
+        max_utterance=options.max_utterance, sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 
 

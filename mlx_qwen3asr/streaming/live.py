@@ -83,7 +83,9 @@ class LiveSession:
         vad: which frames are speech: Silero VAD (None makes one, mq.load_vad(): the app's and the server's
         default too, so the same audio gives the same commits everywhere), or mq.EnergyVad() for
         vad.py's level rule (`--vad energy`); an utterance ends after `pause` seconds it hears no speech in.
-        engine, clock: test seams (a fake engine, a fake clock); stats: where the numbers go."""
+        engine: the utterance engine when the caller made it, having checked the options against the model
+        itself (make_engine: the server, whose handshake checks them; a fake in tests); `model` is then not
+        used. clock: a test seam (a fake clock); stats: where the numbers go."""
         check_partials(partials)
         if engine is None:
             if model is None:

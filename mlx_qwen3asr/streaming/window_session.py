@@ -22,6 +22,7 @@ from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
 from .transcriber import StreamingTranscriber, Update
+from .window_decoder import Engine
 
 
 class WindowSession:
@@ -29,13 +30,18 @@ class WindowSession:
 
     def __init__(
         self,
-        model: Recogniser,
+        model: Optional[Recogniser],
         options: DecodeOptions = DecodeOptions(),
         prefix_cache: Optional[PrefixCache] = None,
         sample_rate: int = SAMPLE_RATE,
+        decoder: Optional[Engine] = None,
     ) -> None:
-        """prefix_cache, sample_rate (of the blocks fed): as StreamingTranscriber's."""
-        self.stream = StreamingTranscriber(model, options, prefix_cache=prefix_cache, sample_rate=sample_rate)
+        """prefix_cache, sample_rate (of the blocks fed): as StreamingTranscriber's. decoder: the window
+        decoder when the caller made it (window_decoder), having checked the options against the model
+        (the server's handshake does); `model` is then not used."""
+        self.stream = StreamingTranscriber(
+            model, options, prefix_cache=prefix_cache, sample_rate=sample_rate, engine=decoder
+        )
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits
         self._until = 0.0  # session seconds at the last commit
