@@ -9,12 +9,11 @@ from pathlib import Path
 # backend ignores it.
 os.environ["MLX_ENABLE_TF32"] = "0"
 
-import mlx.core as mx  # noqa: E402
 import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_random_checkpoint
+from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_listening_checkpoint, write_random_checkpoint
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDENS = FIXTURES / "goldens"
@@ -54,20 +53,8 @@ def tiny_aligner(tiny_aligner_dir):
 
 @pytest.fixture(scope="session")
 def listening_checkpoint(tmp_path_factory) -> Path:
-    """The plain random model says the same thing whatever it hears, so "X equals transcribe's" would
-    hold even with wrong boundaries. This one scales the audio projection (x100) and the decoder's
-    attention values/outputs (x10) of the tiny checkpoint: its (still meaningless) text changes with
-    the audio."""
-    folder = write_random_checkpoint(tmp_path_factory.mktemp("listening") / "model", tiny_config(), seed=0)
-    weights = mx.load(str(folder / "model.safetensors"))
-    for name, value in weights.items():
-        scale = 100.0 if name.startswith("thinker.audio_tower.proj2") else 1.0
-        if name.startswith("thinker.model.layers") and (".o_proj." in name or ".v_proj." in name):
-            scale = 10.0
-        if scale != 1.0:
-            weights[name] = (value.astype(mx.float32) * scale).astype(value.dtype)
-    mx.save_safetensors(str(folder / "model.safetensors"), weights, metadata={"format": "pt"})
-    return folder
+    """The tiny checkpoint whose text changes with the audio (random_checkpoint.write_listening_checkpoint)."""
+    return write_listening_checkpoint(tmp_path_factory.mktemp("listening") / "model")
 
 
 @pytest.fixture(scope="session")

@@ -97,6 +97,24 @@ def write_random_checkpoint(
     return out
 
 
+def write_listening_checkpoint(folder: PathLike, seed: int = 0) -> Path:
+    """The tiny checkpoint whose (still meaningless) text changes with the audio: the plain random model says the
+    same thing whatever it hears, so "X equals transcribe's" would hold even with wrong boundaries. The audio
+    projection (x100) and the decoder's attention values and outputs (x10) are scaled up."""
+    import mlx.core as mx  # the gains are applied to the written file
+
+    folder = write_random_checkpoint(folder, tiny_config(), seed=seed)
+    weights = mx.load(str(folder / "model.safetensors"))
+    for name, value in weights.items():
+        scale = 100.0 if name.startswith("thinker.audio_tower.proj2") else 1.0
+        if name.startswith("thinker.model.layers") and (".o_proj." in name or ".v_proj." in name):
+            scale = 10.0
+        if scale != 1.0:
+            weights[name] = (value.astype(mx.float32) * scale).astype(value.dtype)
+    mx.save_safetensors(str(folder / "model.safetensors"), weights, metadata={"format": "pt"})
+    return folder
+
+
 def tensor_specs(config: dict, layout: str = "official") -> list[TensorSpec]:
     """All tensors of a checkpoint, in the model's module (state_dict) order."""
     thinker = config["thinker_config"]

@@ -8,6 +8,7 @@
     python -m scripts.bench.batch        batched transcription, batch 1 against 4, 8, 16
     python -m scripts.bench.streaming    StreamingTranscriber: per-step cost, what each optimisation buys
     python -m scripts.bench.live         live dictation latency through the app's capture path
+    python -m scripts.bench.partials_noise  what live partials show under steady noise, two revisions side by side
     python -m scripts.bench.server       the server under concurrent clients and live sessions
     python -m scripts.bench.align        word alignment, ours against the official aligner
     python -m scripts.bench.prefix       the prompt-prefix cache off and on: 0-, 500- and 2,000-token contexts
