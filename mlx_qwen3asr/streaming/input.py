@@ -70,7 +70,9 @@ class HeldSamples:
         return self.samples.size
 
     def append(self, samples: np.ndarray, voiced: Optional[np.ndarray]) -> None:
-        """Hold `samples`; ValueError when flags come for some of a session's blocks only."""
+        """Hold `samples`; ValueError when flags come for some of a session's blocks only (none: nothing to hold)."""
+        if not len(samples):
+            return
         if self.size and (voiced is not None) != bool(self._flags.size):
             raise ValueError("push every block of a session with its speech flags, or none")
         self.samples.append(samples)

@@ -146,8 +146,7 @@ class StreamingTranscriber:
         before, self._compute, self._steps = self.committed, 0.0, 0
         resampled_tail = self.incoming.flush()  # audio fed, still inside the resampler: counted too
         self.audio_samples += resampled_tail.size
-        if resampled_tail.size:  # feed()'s: no flags
-            self.pending.append(resampled_tail, None)
+        self.pending.append(resampled_tail, None)  # feed()'s: no flags
         tail, voiced = self.pending.take()
         _, pause = self._add_audio(tail, self.activity.push(tail) if voiced is None else voiced)
         if pause is not None:
