@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from scripts.bench.common import CACHE_DIR
+from scripts.bench.live_replay import FakeClock, real_time
 from scripts.bench.sources import ROOT, source_tree
 
 BACKGROUNDS = {
@@ -35,14 +36,6 @@ BACKGROUNDS = {
     "noise -20 dBFS": -20.0,
     "noise -17 dBFS": -17.0,
 }
-BLOCK = 480  # 30 ms
-
-
-class FakeClock:
-    now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def session_audio() -> np.ndarray:
@@ -62,12 +55,7 @@ def one_side(checkpoint: Path) -> dict:
         noise = np.random.default_rng(1).standard_normal(len(speech)) * (0.0 if level is None else 10 ** (level / 20))
         audio = np.clip(speech + noise.astype(np.float32), -1.0, 1.0)
         clock = FakeClock()
-        live = mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=8), clock=clock)
-        events = []
-        for start in range(0, len(audio), BLOCK):
-            clock.now = (start + BLOCK) / mq.SAMPLE_RATE  # the block arrives when captured
-            events += live.feed(audio[start : start + BLOCK], captured_at=clock.now)
-        events += live.finish()
+        events = real_time(mq.LiveSession(model, mq.DecodeOptions(max_new_tokens=8), clock=clock), clock, audio)
         out[name] = [(e.type, e.text) for e in events if e.type in ("partial", "commit")]
     out["package"] = str(Path(mq.__file__).parent)
     return out

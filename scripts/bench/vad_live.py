@@ -19,20 +19,11 @@ import numpy as np
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.testing.signals import noise, silence
 from scripts.bench.common import ROOT
+from scripts.bench.live_replay import BLOCK, FakeClock, real_time
 
-RATE = mq.SAMPLE_RATE
-BLOCK = 480  # 30 ms, the app's block
 CLIPS = ROOT / "tests" / "fixtures" / "silero_vad"
 RECIPE = ["speech_pauses", "white_noise", "speech_snr10", "hum", "clicks", "speech_snr0", "tones", "typing"]
 NAMES = ["speech_pauses", "speech_snr10", "speech_snr0", "white_noise", "pink_noise", "hum", "clicks", "typing"]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class FreeEngine:
@@ -50,12 +41,7 @@ class FreeEngine:
 def replay(audio: np.ndarray, vad, pause: float = 0.6, block: int = BLOCK) -> list:
     """Every event of a real-time replay on the fake clock."""
     clock = FakeClock()
-    live = mq.LiveSession(None, engine=FreeEngine(), clock=clock, vad=vad, pause=pause)
-    events = []
-    for i in range(0, len(audio), block):
-        clock.now = 100.0 + (i + block) / RATE
-        events += live.feed(audio[i : i + block], captured_at=clock.now)
-    return events + live.finish()
+    return real_time(mq.LiveSession(None, engine=FreeEngine(), clock=clock, vad=vad, pause=pause), clock, audio, block)
 
 
 def clips() -> dict:
