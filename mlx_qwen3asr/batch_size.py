@@ -35,6 +35,8 @@ def default_batch_size(model: Recogniser, chunk_seconds: Optional[float] = None)
     """MAX_BATCH_SIZE rows, fewer when their KV caches would take over BATCH_MEMORY_SHARE of memory
     (the GPU's working set, else the machine's RAM). Chunks of `chunk_seconds` (default the model's)."""
     chunk_seconds = model.chunk_seconds if chunk_seconds is None else chunk_seconds
+    if hasattr(model, "default_batch_size"):  # a model without a decoder (no KV cache) sizes its own
+        return model.default_batch_size(chunk_seconds)
     text = model.args.text
     bytes_per_token = text.num_hidden_layers * 2 * text.num_key_value_heads * text.head_dim * model.dtype.size
     audio_tokens = model.audio_tokens_per_second * chunk_seconds

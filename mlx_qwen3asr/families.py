@@ -18,15 +18,20 @@ from typing import Any, Optional
 
 from .jsonfile import read_json
 
+# Until the re-layout (issue 45) turns this module into families/registry.py, new families already live in
+# families/<name>/: this module serves as that folder's package too.
+__path__ = [str(Path(__file__).with_name("families"))]
+
 FAMILIES = {
     "qwen3_asr": "mlx_qwen3asr.qwen3asr.model",  # Qwen/Qwen3-ASR-0.6B, -1.7B (official and "-hf" layouts)
     "qwen3_forced_aligner": "mlx_qwen3asr.align.model",  # Qwen/Qwen3-ForcedAligner-0.6B
     "fun_asr_nano": "mlx_qwen3asr.funasr.model",  # FunAudioLLM/Fun-ASR-Nano-2512-hf
     "pyannote_speaker_diarization": "mlx_qwen3asr.pyannote.family",  # pyannote/speaker-diarization-community-1
+    "sensevoice_small": "mlx_qwen3asr.families.sensevoice.family",  # FunAudioLLM/SenseVoiceSmall (release or converted)
 }
 DEFAULT_KIND = "qwen3_asr"  # a config.json without model_type (early Qwen3-ASR conversions)
 TASKS = {
-    "transcribe": "a speech recogniser (Qwen3-ASR or Fun-ASR-Nano)",
+    "transcribe": "a speech recogniser (Qwen3-ASR, Fun-ASR-Nano or SenseVoiceSmall)",
     "align": "a forced aligner",
     "diarize": "a speaker diarizer (pyannote/speaker-diarization-community-1)",
 }
@@ -41,12 +46,16 @@ def model_type(config: dict[str, Any]) -> str:
     return inner if top == DEFAULT_KIND and inner in FAMILIES else top
 
 
-def _diarizer_kind(config_yaml: Path) -> Optional[str]:
-    return importlib.import_module(FAMILIES["pyannote_speaker_diarization"]).folder_kind(config_yaml)
+def _yaml_kind(family: str):
+    return lambda config_yaml: importlib.import_module(FAMILIES[family]).folder_kind(config_yaml)
 
 
 # file in a model folder -> what it says the folder's kind is (a registry key, or None: not this reader's)
-FOLDER_READERS = (("config.json", lambda path: model_type(read_json(path))), ("config.yaml", _diarizer_kind))
+FOLDER_READERS = (
+    ("config.json", lambda path: model_type(read_json(path))),
+    ("config.yaml", _yaml_kind("pyannote_speaker_diarization")),
+    ("config.yaml", _yaml_kind("sensevoice_small")),
+)
 
 
 def folder_kind(folder: Path) -> Optional[str]:

@@ -106,6 +106,11 @@ def _speaker_json(item) -> dict:
     return {} if item.speaker is None else {"speaker": item.speaker}
 
 
+def segment_tags(segment) -> dict:
+    """The tags a model reported for a segment (SenseVoiceSmall: "emotion", "event"), those it gave."""
+    return {k: v for k, v in (("emotion", segment.emotion), ("event", segment.event)) if v is not None}
+
+
 def _word_json(word: Word) -> dict:
     return {"text": word.text, "start": round(word.start, 3), "end": round(word.end, 3), **_speaker_json(word)}
 
@@ -122,6 +127,7 @@ def format_json(result: Transcription) -> str:
             "repetition_trimmed": segment.repetition_trimmed,
             "context_echo": segment.context_echo,
             **_speaker_json(segment),
+            **segment_tags(segment),
             **({} if segment.words is None else {"words": [_word_json(w) for w in segment.words]}),
         }
         for segment in result.segments

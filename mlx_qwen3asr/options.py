@@ -51,12 +51,14 @@ class DecodeOptions:
     """language: force the output language (a name in any case, or its ISO-639-1 code; None or "" lets
     the model detect it); context: free text (names, terms) given to the model (None = none);
     max_new_tokens: tokens per decoded chunk (None: token_budget of the chunk's duration);
-    hotwords: terms to recognise, in order (blank and repeated ones dropped)."""
+    hotwords: terms to recognise, in order (blank and repeated ones dropped); itn: ask for punctuation and
+    inverse text normalisation (SenseVoiceSmall's "withitn" query; a model without it refuses True)."""
 
     language: Optional[str] = None
     context: str = ""
     max_new_tokens: Optional[int] = None
     hotwords: tuple[str, ...] = ()
+    itn: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "language", canonical(self.language))
@@ -65,6 +67,8 @@ class DecodeOptions:
         if not isinstance(context, str):
             raise TypeError(f"context must be text, got {type(context).__name__}: pass a str (or None)")
         object.__setattr__(self, "context", context)
+        if not isinstance(self.itn, bool):
+            raise TypeError(f"itn must be True or False, got {self.itn!r}")
         tokens = self.max_new_tokens
         if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1):
             raise ValueError(f"max_new_tokens must be a positive integer (or None for the default), got {tokens!r}")
@@ -105,6 +109,13 @@ class DecodeOptions:
             model.languages.check(self.language)
         except ValueError as e:
             raise OptionError("language", str(e)) from e
+        family = model.languages.family
+        if self.itn and not getattr(model, "takes_itn", False):
+            raise OptionError("itn", f"{family} has no switch for inverse text normalisation: drop itn=True")
+        if not getattr(model, "takes_context", True):  # no prompt (SenseVoiceSmall): nothing to put them in
+            if self.prompt_text:
+                raise OptionError("context", f"{family} takes no context or hotwords: drop them")
+            return self
         tokenizer = model.tokenizer
         if tokenizer.audio_token in self.prompt_text:  # the official processors fail on a second one
             raise OptionError("context", f"context and hotwords must not contain {tokenizer.audio_token!r}: remove it")

@@ -33,6 +33,8 @@ class Segment(FinishFlags):
     # token_ids keep what was decoded
     context_echo: bool = False
     speaker: Optional[str] = None  # with transcribe(..., diarizer=): segments are split where it changes
+    emotion: Optional[str] = None  # SenseVoiceSmall's emotion tag: "NEUTRAL", "HAPPY", ... (None: not told)
+    event: Optional[str] = None  # SenseVoiceSmall's audio-event tag: "Speech", "BGM", "Laughter", ...
 
 
 @dataclass

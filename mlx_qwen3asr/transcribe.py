@@ -18,6 +18,7 @@ once, whatever the length of the audio (batch_size.py: default_batch_size).
 """
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Optional, Union
 
 import mlx.core as mx
@@ -53,11 +54,16 @@ def transcribe_chunks(
     those it gets alone. start/end are relative to each chunk. Each row starts from a copy of its
     context's prompt head in `prefixes` (None: a PrefixCache for this call) and prefills only its audio
     and tail (all of its prompt with PrefixCache.off)."""
-    prefixes = prefix_cache_for(model, prefixes)
     segments = [Segment(0.0, len(w) / SAMPLE_RATE, "", o.language or "") for w, o in zip(waves, options)]
     rows = [i for i, w in enumerate(waves) if has_speech(w)]
     if not rows:
         return segments
+    recognise = getattr(model, "transcribe_chunks", None)  # a model without a decoder loop (CTC) does it all
+    if recognise is not None:
+        for i, segment in zip(rows, recognise([waves[i] for i in rows], [options[i] for i in rows])):
+            segments[i] = segment
+        return segments
+    prefixes = prefix_cache_for(model, prefixes)
     features = encode_audios(model, [waves[i] for i in rows])
     embeddings, caches = [], []
     for i, f in zip(rows, features):
@@ -266,6 +272,8 @@ def transcribe_checked(
         for (i, start, _, _), segment in zip(batch, decoded):
             offset, total = start / SAMPLE_RATE, len(waves[i]) / SAMPLE_RATE
             segment.start, segment.end = offset, offset + min(segment.end, total - offset)
+            if segment.words:  # a model's own word times (SenseVoiceSmall's CTC frames) are in the chunk
+                segment.words = [replace(w, start=w.start + offset, end=w.end + offset) for w in segment.words]
             segments[i].append(segment)
             if on_segment:
                 on_segment(i, segment)

@@ -17,7 +17,7 @@ def folder_kind(config_yaml: Path) -> Optional[str]:
     return KIND if is_diarizer_folder(config_yaml.parent) else None
 
 
-def load_folder(folder: Path) -> Diarizer:
-    """The release folder as a Diarizer (always float32: its small convolutions and LSTMs gain nothing
-    from half precision on any backend, and the goldens are float32)."""
+def load_folder(folder: Path, dtype=None) -> Diarizer:
+    """The release folder as a Diarizer (always float32, whatever `dtype`: its small convolutions and LSTMs
+    gain nothing from half precision on any backend, and the goldens are float32)."""
     return Diarizer.from_folder(folder)

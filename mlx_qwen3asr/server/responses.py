@@ -4,7 +4,7 @@
     text          the text and a newline                      (text/plain)
     srt / vtt     subtitles, one cue per decoded chunk         (mlx_qwen3asr.formats.FORMATS)
     verbose_json  {"task", "language", "duration", "text", "segments": [{"id", "start", "end", "text",
-                   "tokens", "temperature", "language"}]}, and with timestamp_granularities[]=word
+                   "tokens", "temperature", "language"[, "emotion", "event"]}]}, and with timestamp_granularities[]=word
                   "words": [{"word", "start", "end"}] (every segment's, in file time); a server started
                   with --diarize adds "speaker" to each segment and word
     diarized_json {"task", "duration", "text", "segments": [{"type": "transcript.text.segment", "id": "seg_0",
@@ -23,7 +23,7 @@ import math
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import FORMATS
+from mlx_qwen3asr.formats import FORMATS, segment_tags
 
 _TEXT_FORMATS = {"text": ("txt", "text/plain"), "srt": ("srt", "text/plain"), "vtt": ("vtt", "text/vtt")}
 
@@ -42,7 +42,8 @@ def render(result: mq.Transcription, response_format: str, duration: float, word
 def verbose(result: mq.Transcription, duration: float, words: bool = False) -> dict:
     segments = [
         {"id": i, "start": round(s.start, 3), "end": round(s.end, 3), "text": s.text,
-         "tokens": list(s.token_ids), "temperature": 0.0, "language": s.language, **_speaker(s)}
+         "tokens": list(s.token_ids), "temperature": 0.0, "language": s.language, **_speaker(s),
+         **segment_tags(s)}
         for i, s in enumerate(result.segments)
     ]  # fmt: skip
     body = {"task": "transcribe", "language": result.language, "duration": round(duration, 3),

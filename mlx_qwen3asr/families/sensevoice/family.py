@@ -1,0 +1,15 @@
+"""What the registry (families.py) finds for SenseVoiceSmall: its model, args, and how its folders load."""
+
+from .config import SenseVoiceArgs as ModelArgs
+from .model import SenseVoiceSmall as Model
+from .release import DOWNLOAD_PATTERNS, folder_kind, load_folder, module_names
+
+__all__ = ["DOWNLOAD_PATTERNS", "Model", "ModelArgs", "checkpoint_names", "folder_kind", "load_folder"]
+
+
+def checkpoint_names(weights):
+    """Stored names -> the names sanitize takes: unchanged (sanitize maps release names itself)."""
+    return dict(weights)
+
+
+_ = module_names

@@ -1,0 +1,171 @@
+"""The folders SenseVoiceSmall loads from, without torch: the original release and a converted MLX folder.
+
+    release (FunAudioLLM/SenseVoiceSmall, iic/SenseVoiceSmall): configuration.json (file_path_metas name the
+      files) + config.yaml + model.pt (a torch pickle: read by pyannote/checkpoint.py's restricted unpickler)
+      + am.mvn + chn_jpn_yue_eng_ko_spectok.bpe.model
+    converted: config.json (model_type sensevoice_small) + model.safetensors (module names, cmvn.* included)
+      + the .bpe.model copied
+    -> SenseVoiceArgs, weights under module names, the Vocabulary -> SenseVoiceSmall
+
+Release names -> module names (module_names):
+    encoder.encoders0.0 -> encoder.layers.0; encoder.encoders.i -> layers.{i+1}; tp_encoders.i -> layers.{B+i}
+    encoder.after_norm -> layers.{B-1}.final_layernorm; tp_norm -> the last layer's final_layernorm (B = num_blocks)
+    in a block: norm1/norm2 -> input_/post_attention_layernorm; self_attn.linear_q_k_v -> q/k/v_proj (split in
+    three along the output rows); linear_out -> o_proj; fsmn_block -> fsmn.conv ([C, 1, K] -> MLX's [C, K, 1]);
+    feed_forward.w_1/w_2 -> mlp.fc1/fc2. embed.weight and ctc.ctc_lo.* keep their names.
+"""
+
+import json
+import re
+from pathlib import Path
+from typing import Optional
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+import yaml
+from mlx.utils import tree_flatten
+
+from ...jsonfile import REDOWNLOAD
+from ...pyannote.checkpoint import read_torch_checkpoint
+from .config import MODEL_TYPE, SenseVoiceArgs
+from .frontend import read_cmvn
+from .vocabulary import Vocabulary
+
+RELEASE_MODEL = "SenseVoiceSmall"  # config.yaml's `model`
+DOWNLOAD_PATTERNS = ("configuration.json", "config.yaml", "model.pt", "am.mvn", "*.bpe.model")
+BLOCK_RENAMES = (
+    ("norm1.", "input_layernorm."),
+    ("norm2.", "post_attention_layernorm."),
+    ("self_attn.linear_out.", "self_attn.o_proj."),
+    ("self_attn.fsmn_block.", "self_attn.fsmn.conv."),
+    ("feed_forward.w_1.", "mlp.fc1."),
+    ("feed_forward.w_2.", "mlp.fc2."),
+)
+
+
+def folder_kind(config_yaml: Path) -> Optional[str]:
+    """MODEL_TYPE when this config.yaml is a SenseVoiceSmall release's, else None (not this family's)."""
+    try:
+        config = yaml.safe_load(config_yaml.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return None
+    return MODEL_TYPE if isinstance(config, dict) and config.get("model") == RELEASE_MODEL else None
+
+
+def _block(rest: str) -> str:
+    for old, new in BLOCK_RENAMES:
+        if rest.startswith(old):
+            return new + rest[len(old) :]
+    return rest
+
+
+def module_names(weights: dict[str, mx.array], num_blocks: int) -> dict[str, mx.array]:
+    """Release names -> module names (names already in module form pass unchanged: idempotent)."""
+    out, last = {}, None
+    for name, value in weights.items():
+        name = name.removeprefix("module.")
+        match = re.match(r"encoder\.(encoders0|encoders|tp_encoders)\.(\d+)\.(.*)", name)
+        if match:
+            kind, i, rest = match.group(1), int(match.group(2)), match.group(3)
+            index = {"encoders0": i, "encoders": i + 1, "tp_encoders": num_blocks + i}[kind]
+            last = max(last or 0, index)
+            prefix = f"encoder.layers.{index}."
+            if rest.startswith("self_attn.linear_q_k_v."):
+                suffix = rest.removeprefix("self_attn.linear_q_k_v.")
+                for proj, part in zip(("q_proj", "k_proj", "v_proj"), mx.split(value, 3, axis=0)):
+                    out[f"{prefix}self_attn.{proj}.{suffix}"] = part
+                continue
+            name = prefix + _block(rest)
+        elif name.startswith("encoder.after_norm."):
+            name = f"encoder.layers.{num_blocks - 1}.final_layernorm." + name.removeprefix("encoder.after_norm.")
+        if name.endswith("fsmn.conv.weight") and value.ndim == 3 and value.shape[1] == 1 and value.shape[2] > 1:
+            value = value.transpose(0, 2, 1)
+        out[name] = value
+    for name in [n for n in out if n.startswith("encoder.tp_norm.")]:  # the last index is known once all are seen
+        out[f"encoder.layers.{last}.final_layernorm." + name.removeprefix("encoder.tp_norm.")] = out.pop(name)
+    return out
+
+
+def _file(folder: Path, metas: dict, key: str, default: str, pattern: str = "") -> Optional[Path]:
+    named = metas.get(key)
+    path = folder / named if isinstance(named, str) else folder / default
+    if not path.is_file() and pattern:
+        path = next(iter(sorted(folder.glob(pattern))), path)
+    return path if path.is_file() else None
+
+
+def read_release(folder: Path) -> tuple[SenseVoiceArgs, dict[str, mx.array], Path]:
+    """(args, release-named weights with the CMVN as cmvn.shift/scale, the .bpe.model) of a release folder."""
+    configuration = folder / "configuration.json"
+    metas = (
+        json.loads(configuration.read_text(encoding="utf-8")).get("file_path_metas", {})
+        if configuration.is_file()
+        else {}
+    )
+    config_file = _file(folder, metas, "config", "config.yaml")
+    weights_file = _file(folder, metas, "init_param", "model.pt")
+    bpe = _file(folder, metas.get("tokenizer_conf", {}), "bpemodel", "bpe.model", "*.bpe.model")
+    cmvn_file = _file(folder, metas.get("frontend_conf", {}), "cmvn_file", "am.mvn")
+    missing = [
+        name
+        for name, path in (("config.yaml", config_file), ("model.pt", weights_file), ("the .bpe.model", bpe))
+        if path is None
+    ]
+    if missing:
+        raise FileNotFoundError(f"{folder} has no {', '.join(missing)}: {REDOWNLOAD}")
+    state = read_torch_checkpoint(weights_file)
+    for key in ("state_dict", "model"):  # training checkpoints nest the weights
+        if isinstance(state, dict) and isinstance(state.get(key), dict):
+            state = state[key]
+    weights = {name: mx.array(np.asarray(value, np.float32)) for name, value in state.items()}
+    if "ctc.ctc_lo.weight" not in weights:
+        raise ValueError(f"{weights_file} has no ctc.ctc_lo.weight: not SenseVoiceSmall's weights ({REDOWNLOAD})")
+    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    config.update(vocab_size=int(weights["ctc.ctc_lo.weight"].shape[0]), cmvn=cmvn_file is not None)
+    if cmvn_file is not None:
+        shift, scale = read_cmvn(cmvn_file)
+        weights["cmvn.shift"], weights["cmvn.scale"] = mx.array(shift), mx.array(scale)
+    return SenseVoiceArgs.from_dict(config), weights, bpe
+
+
+def read_converted(folder: Path) -> tuple[SenseVoiceArgs, dict[str, mx.array], Path]:
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    files = sorted(folder.glob("*.safetensors"))
+    bpe = next(iter(sorted(folder.glob("*.bpe.model"))), None)
+    if not files or bpe is None:
+        raise FileNotFoundError(f"{folder} needs its *.safetensors and .bpe.model: convert the release again")
+    weights = {k: v for file in files for k, v in mx.load(str(file)).items()}
+    return SenseVoiceArgs.from_dict(config), weights, bpe
+
+
+def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
+    expected = dict(tree_flatten(model.parameters()))
+    missing, unexpected = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
+    shapes = [k for k in expected if k in weights and weights[k].shape != expected[k].shape]
+    if missing or unexpected or shapes:
+        raise ValueError(
+            f"the checkpoint does not match its config: missing {missing[:6]}, unexpected {unexpected[:6]}, "
+            f"mis-shaped {shapes[:6]} ({REDOWNLOAD})"
+        )
+
+
+def load_folder(folder: Path, dtype: Optional[mx.Dtype] = None):
+    """A release or converted folder -> SenseVoiceSmall with its vocabulary (float32 unless `dtype`)."""
+    from .model import SenseVoiceSmall
+
+    converted = (folder / "config.json").is_file()
+    args, weights, bpe = (read_converted if converted else read_release)(folder)
+    model = SenseVoiceSmall(args)
+    weights = model.sanitize(weights)
+    if args.quantization:  # the modules with stored scales, at the recorded sizes (converter.py)
+        defaults = {k: args.quantization[k] for k in ("group_size", "bits", "mode") if k in args.quantization}
+        nn.quantize(model, **defaults, class_predicate=lambda path, m: f"{path}.scales" in weights)
+    check_weights(model, weights)
+    dtype = dtype or mx.float32
+    model.load_weights([(k, v.astype(dtype) if mx.issubdtype(v.dtype, mx.floating) else v) for k, v in weights.items()])
+    mx.eval(model.parameters())
+    model.vocabulary, model.path = Vocabulary.from_file(bpe), folder
+    if len(model.vocabulary) != args.vocab_size:
+        raise ValueError(f"{bpe} has {len(model.vocabulary)} pieces for {args.vocab_size} CTC classes: {REDOWNLOAD}")
+    return model
