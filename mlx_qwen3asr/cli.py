@@ -15,6 +15,7 @@ with -o files done / total) goes to stderr on a terminal.
 """
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Optional
@@ -186,9 +187,10 @@ def checked_options(args: argparse.Namespace) -> DecodeOptions:
     if args.timestamps == "word" and not args.aligner:
         raise ValueError("--timestamps word needs --aligner (e.g. Qwen/Qwen3-ForcedAligner-0.6B)")
     args.layout = subtitle_layout(args)
-    return DecodeOptions.from_files(
+    options = DecodeOptions.from_files(
         args.language, args.context, args.max_new_tokens, context_file=args.context_file, hotwords=args.hotwords
     )
+    return dataclasses.replace(options, itn=args.itn) if args.itn else options
 
 
 def subtitle_layout(args: argparse.Namespace) -> Optional[SubtitleLayout]:

@@ -38,6 +38,9 @@ def _decoding(parser: argparse.ArgumentParser) -> None:
         help="terms to recognise: a file (one a line) or a comma-separated list (Fun-ASR-Nano: its hotword block; "
         "Qwen3-ASR: a line after the context)",
     )
+    parser.add_argument(
+        "--itn", action="store_true", help="punctuation and inverse text normalisation (SenseVoiceSmall's withitn)"
+    )
     parser.add_argument("--dtype", default=None, choices=sorted(DTYPES), help="default: float16 on GPU, float32 on CPU")
     parser.add_argument("--max-new-tokens", type=int, default=None, help="token budget per 30 s chunk")
     parser.add_argument(

@@ -40,13 +40,14 @@ import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten
 
-from ..families import DEFAULT_KIND, FAMILIES, model_type, original_release
+from ..families import DEFAULT_KIND, FAMILIES, model_type, original_release, self_loading
 from ..hub import resolve_model_path
 from ..layout import SIDE_FILES
 from ..load import DTYPES, LOAD_OVERHEAD, checked_skeleton, load_weights, read_config
 from ..recogniser import Recogniser
 from ..runtime.memory import ensure_memory
 from ..weights import weight_files
+from .whole import convert_whole
 from .writer import ShardWriter, staging_folder
 
 FLOAT = 16  # `bits` value meaning "leave these layers in float"
@@ -162,6 +163,9 @@ def convert(
     folder = resolve_model_path(source)
     out_dir = Path(out_dir).expanduser()
     _check_target(folder, out_dir, force)
+    family = self_loading(folder)
+    if family is not None:  # a release of its own layout (SenseVoiceSmall): loaded whole, quantized, written
+        return convert_whole(family, folder, out_dir, recipe, force, max_shard_bytes)
     original = original_release(folder)
     if original is not None:  # e.g. FunASR's model.pt release: through a temporary "-hf" copy (needs torch)
         hf_folder, scratch = original.hf_from_original(folder)

@@ -84,7 +84,8 @@ class SenseVoiceSmall(nn.Module):
         self.ctc = CTC(args.encoder_conf.output_size, args.vocab_size)
         if args.cmvn:
             self.cmvn = CMVN(args.input_size)
-        self.vocabulary: Optional[Vocabulary] = None  # set by the loader
+        self.vocabulary: Optional[Vocabulary] = None  # set by the loader, with the file it came from
+        self.vocabulary_file: Optional[Path] = None
         self.path: Optional[Path] = None
 
     @property
@@ -115,10 +116,14 @@ class SenseVoiceSmall(nn.Module):
         logits = self.ctc.ctc_lo(encoded).astype(mx.float32)
         return logits - mx.logsumexp(logits, axis=-1, keepdims=True)
 
+    def frame_log_probs(self, wave: np.ndarray, language: Optional[str] = None, itn: bool = False) -> mx.array:
+        """Waveform -> CTC log-probabilities of every frame [T + 4, vocab] (the converter's fidelity check)."""
+        return self.log_probs(self.encode(self.features(wave), language, itn))
+
     def recognise(self, wave: np.ndarray, language: Optional[str] = None, itn: bool = False) -> Segment:
         """One chunk -> its Segment: text without tags, language from the tag (or the forced one), emotion,
         event, token_ids (the collapsed CTC ids, tags included) and words with times in the chunk."""
-        best = np.array(mx.argmax(self.log_probs(self.encode(self.features(wave), language, itn)), axis=-1))
+        best = np.array(mx.argmax(self.frame_log_probs(wave, language, itn), axis=-1))
         ids, runs = collapse(best)
         tagged = self.vocabulary.parse(ids)
         words = words_of(self.vocabulary, ids, token_times(runs, len(best) - N_QUERIES, N_QUERIES))
@@ -136,6 +141,14 @@ class SenseVoiceSmall(nn.Module):
     def transcribe_chunks(self, waves: Sequence[np.ndarray], options: Sequence) -> list[Segment]:
         """What the engine asks a model without a decoder loop: each chunk recognised with its options."""
         return [self.recognise(wave, each.language, each.itn) for wave, each in zip(waves, options)]
+
+    def converted_config(self) -> dict:
+        """config.json of a converted folder (the converter adds "quantization")."""
+        return self.args.to_dict()
+
+    def side_files(self) -> list[Path]:
+        """Files a converted folder needs beside its tensors: the SentencePiece model."""
+        return [self.vocabulary_file]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
         """Release names -> module names (release.py: module_names), the FSMN conv to MLX's layout."""

@@ -158,14 +158,22 @@ def load_folder(folder: Path, dtype: Optional[mx.Dtype] = None):
     args, weights, bpe = (read_converted if converted else read_release)(folder)
     model = SenseVoiceSmall(args)
     weights = model.sanitize(weights)
-    if args.quantization:  # the modules with stored scales, at the recorded sizes (converter.py)
-        defaults = {k: args.quantization[k] for k in ("group_size", "bits", "mode") if k in args.quantization}
-        nn.quantize(model, **defaults, class_predicate=lambda path, m: f"{path}.scales" in weights)
+    if args.quantization:  # as config.json says (mlx-lm's rule, as load.quantize_like_config)
+        quantization = args.quantization
+        defaults = {k: quantization[k] for k in ("group_size", "bits", "mode") if k in quantization}
+
+        def planned(path: str, module: nn.Module):
+            entry = quantization.get(path)
+            if isinstance(entry, (dict, bool)):
+                return dict(entry) if isinstance(entry, dict) else entry
+            return hasattr(module, "to_quantized") and f"{path}.scales" in weights
+
+        nn.quantize(model, **defaults, class_predicate=planned)
     check_weights(model, weights)
     dtype = dtype or mx.float32
     model.load_weights([(k, v.astype(dtype) if mx.issubdtype(v.dtype, mx.floating) else v) for k, v in weights.items()])
     mx.eval(model.parameters())
-    model.vocabulary, model.path = Vocabulary.from_file(bpe), folder
+    model.vocabulary, model.vocabulary_file, model.path = Vocabulary.from_file(bpe), bpe, folder
     if len(model.vocabulary) != args.vocab_size:
         raise ValueError(f"{bpe} has {len(model.vocabulary)} pieces for {args.vocab_size} CTC classes: {REDOWNLOAD}")
     return model
