@@ -51,10 +51,11 @@ def test_encoder_and_log_probs_from_audio_match_funasr(models, name, cmvn):
     model = models[cmvn]
     encoded = model.encode(model.features(clip(name)), None, False)
     rows = want[f"{prefix}rows"]
-    # the front end's FFT round-off (above) passes through the encoder; measured up to ~1e-3 without CMVN
-    np.testing.assert_allclose(np.array(encoded)[rows], want[f"{prefix}encoder"], atol=1e-2, rtol=0)
+    # the front end's FFT round-off (above) passes through the encoder: measured at most 3.6e-5 (encoder rows)
+    # and 1.3e-4 (log-probabilities) over these clips, with CMVN and without
+    np.testing.assert_allclose(np.array(encoded)[rows], want[f"{prefix}encoder"], atol=2e-4, rtol=0)
     logprobs = np.array(model.log_probs(encoded))[rows]
-    np.testing.assert_allclose(logprobs, want[f"{prefix}logprobs"], atol=5e-2, rtol=0)
+    np.testing.assert_allclose(logprobs, want[f"{prefix}logprobs"], atol=1e-3, rtol=0)
 
 
 @pytest.mark.parametrize("name", CLIPS)
