@@ -187,7 +187,7 @@ def make_engine(
     so far) or "off" (finals only: transcribe's). prefix_cache: as in OfflineEngine. reuse: the
     streaming engine's finals reuse the partials' work."""
     check_partials(partials)
-    if partials != "streaming":
+    if partials != "streaming" or hasattr(model, "transcribe_chunks"):  # no decoder loop (CTC): one pass per partial
         return OfflineEngine(model, options, prefix_cache)
     return StreamingEngine(model, options, prefix_cache, reuse)
 

@@ -1,0 +1,34 @@
+"""mq.LiveSession with SenseVoiceSmall: partials are one encoder pass over the utterance so far (no token loop),
+commits are transcribe's text of the committed audio."""
+
+import numpy as np
+from sensevoice_goldens import clip
+
+import mlx_qwen3asr as mq
+from mlx_qwen3asr.testing.signals import silence
+
+RATE = 16000
+
+
+def test_a_live_session_commits_transcribe_text_and_shows_partials(sensevoice):
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+    clock = Clock()
+    audio = np.concatenate([silence(0.5), clip("short"), silence(1.2), clip("exact"), silence(1.2)])
+    live = mq.LiveSession(sensevoice, clock=clock)
+    events = []
+    for start in range(0, len(audio), 480):  # 30 ms blocks at real-time pace on the fake clock
+        clock.now = (start + 480) / RATE
+        events += live.feed(audio[start : start + 480])
+    events += live.finish()
+    commits = [e for e in events if e.type == "commit"]
+    assert len(commits) == 2, [e.text for e in commits]
+    for commit in commits:
+        offline = mq.transcribe(commit.audio, sensevoice)
+        assert commit.text and (commit.text, commit.language) == (offline.text, offline.language)
+    partials = [e for e in events if e.type == "partial" and e.text]
+    assert len(partials) >= 2, "partials come while an utterance is open"
