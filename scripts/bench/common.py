@@ -4,6 +4,7 @@ random_checkpoint(cache_dir, quick) -> folder: random weights in the official la
     Qwen3-ASR-0.6B config.json (the tiny test config with quick); written once, then reused
 random_aligner(cache_dir, quick)    -> the same for Qwen3-ForcedAligner-0.6B
 random_funasr(cache_dir, quick)     -> the same for Fun-ASR-Nano-2512 (its "-hf" layout)
+random_sensevoice(cache_dir, quick) -> the same for SenseVoiceSmall (its release layout, model.pt)
 console                             one rich console for every table
 blas_libraries(), machine()         what a result was measured on
 """
@@ -19,6 +20,11 @@ from rich.console import Console
 from mlx_qwen3asr.testing.random_aligner import ALIGNER_FILES_DIR, tiny_aligner_config, write_random_aligner
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
+from mlx_qwen3asr.testing.random_sensevoice import (
+    real_sensevoice_config,
+    tiny_sensevoice_config,
+    write_random_sensevoice,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = Path.home() / ".cache" / "mlx_qwen3asr_bench"  # every benchmark's --cache-dir default
@@ -42,6 +48,15 @@ def random_funasr(cache_dir: Path, quick: bool) -> Path:
     if not (folder / "config.json").exists():
         console.print(f"writing random checkpoint {folder}")
         write_random_funasr(folder, tiny_funasr_config() if quick else real_funasr_config(), seed=0)
+    return folder
+
+
+def random_sensevoice(cache_dir: Path, quick: bool) -> Path:
+    """A random-weight SenseVoiceSmall release folder (its real config, or the tiny test config with quick)."""
+    folder = Path(cache_dir).resolve() / ("sensevoice-tiny-random" if quick else "sensevoice-small-random")
+    if not (folder / "model.pt").exists():
+        console.print(f"writing random checkpoint {folder}")
+        write_random_sensevoice(folder, tiny_sensevoice_config() if quick else real_sensevoice_config(), seed=0)
     return folder
 
 

@@ -21,6 +21,11 @@ the same work on every side, the sides alternated run by run, the machine's load
     python -m scripts.bench.vs_official --family fun-asr-nano --official-python .venv-funasr-ref/bin/python
       (Fun-ASR-Nano: its real "-hf" config, random weights; the official side is transformers'
        FunAsrNano in workers/official_funasr.py; "log-mel" reads "fbank + LFR" there)
+    python -m scripts.bench.vs_official --family sensevoice --official-python /work/.venv-funasr-ref/bin/python
+      (SenseVoiceSmall: its real release config, random weights; sides ours (workers/ours_sensevoice.py),
+       official (funasr's AutoModel.generate, workers/official_sensevoice.py) and qwen3 (our Qwen3-ASR 0.6B on
+       the same clips, decoding 3 tokens per second of audio); stages: end to end on 10 s and 60 s, one pass
+       each; the real time factor of every side is printed under the table)
 """
 
 import argparse
@@ -35,7 +40,7 @@ from typing import Optional
 from rich.table import Table
 
 from mlx_qwen3asr.runtime.blas import THREAD_VARIABLES
-from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint, random_funasr
+from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint, random_funasr, random_sensevoice
 from scripts.bench.machine_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
 from scripts.bench.sources import ours_environment, source_tree
 from scripts.bench.workers.protocol import Worker
@@ -60,7 +65,16 @@ class Side:
     records: list = field(default_factory=list)
 
 
+SPEECH_TOKENS_PER_SECOND = 3  # what an autoregressive side decodes for the sensevoice family's clips
+
+
 def stages(args: argparse.Namespace) -> list[Stage]:
+    if args.family == "sensevoice":  # no decoder loop: only the whole pass compares
+        return [
+            Stage(f"e2e{s:g}", f"end to end, {s:g} s clip", {"stage": "end_to_end", "seconds": s,
+                  "tokens": int(SPEECH_TOKENS_PER_SECOND * s)})
+            for s in args.seconds
+        ]  # fmt: skip
     out = [
         Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s}) for s in args.seconds
     ]
@@ -90,14 +104,17 @@ def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
-        worker = "official_funasr" if args.family == "fun-asr-nano" else "official"
+        worker = {"fun-asr-nano": "official_funasr", "sensevoice": "official_sensevoice"}.get(args.family, "official")
         command = [args.official_python, "-m", f"scripts.bench.workers.{worker}", str(checkpoint)]
         return Side("official", command + ["--threads", str(args.threads)], env, ROOT, official=True)
     name, _, blas = spec.partition(":")
-    _, _, rev = name.partition("@")
+    name, _, rev = name.partition("@")
     root = source_tree(rev, args.cache_dir) if rev else ROOT
     env = ours_environment(root, blas, {**os.environ, **threads})
-    return Side(spec, [sys.executable, "-m", "scripts.bench.workers.ours", str(checkpoint)], env, root)
+    worker = "ours_sensevoice" if args.family == "sensevoice" and name == "ours" else "ours"
+    if name == "qwen3":  # our Qwen3-ASR 0.6B on the same clips (the sensevoice family's third side)
+        checkpoint = random_checkpoint(args.cache_dir, args.quick)
+    return Side(spec, [sys.executable, "-m", f"scripts.bench.workers.{worker}", str(checkpoint)], env, root)
 
 
 def measure_stage(stage: Stage, workers: dict, args: argparse.Namespace) -> None:
@@ -203,8 +220,12 @@ def print_table(results: dict, labels: list[str]) -> None:
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sides", default="ours,official", help="comma list, the first is the reference")
-    parser.add_argument("--family", choices=("qwen3-asr", "fun-asr-nano"), default="qwen3-asr")
+    parser.add_argument(
+        "--sides",
+        default=None,
+        help="comma list, the first is the reference (default ours,official; sensevoice: +qwen3)",
+    )
+    parser.add_argument("--family", choices=("qwen3-asr", "fun-asr-nano", "sensevoice"), default="qwen3-asr")
     parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
     parser.add_argument("--quick", action="store_true", help="the tiny test config, few tokens: seconds, for CI")
     parser.add_argument("--busy", action="store_true", help="measure under a fixed background load")
@@ -222,6 +243,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
     args = parser.parse_args(argv)
+    args.sides = args.sides or ("ours,official,qwen3" if args.family == "sensevoice" else "ours,official")
     args.runs = args.runs or (2 if args.quick else 5)
     args.decode_tokens = args.decode_tokens or (8 if args.quick else 32)
     args.e2e_tokens = args.e2e_tokens or (8 if args.quick else 64)
@@ -238,7 +260,8 @@ def unique_labels(sides: list[Side]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    checkpoint = (random_funasr if args.family == "fun-asr-nano" else random_checkpoint)(args.cache_dir, args.quick)
+    writers = {"fun-asr-nano": random_funasr, "sensevoice": random_sensevoice}
+    checkpoint = writers.get(args.family, random_checkpoint)(args.cache_dir, args.quick)
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
     plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
@@ -247,8 +270,8 @@ def run(args: argparse.Namespace) -> dict:
         for side in sides:
             workers[side] = Worker(side.label, side.command, side.env, side.cwd)
         ready = {side.label: workers[side].ready for side in sides}
-        tokens = {r["prefill_tokens"] for r in ready.values()}
-        assert len(tokens) == 1, f"the sides' prompts differ: {ready}"
+        tokens = {r["prefill_tokens"] for r in ready.values() if r["prefill_tokens"]}  # 0: no prompt (CTC)
+        assert len(tokens) <= 1 or args.family == "sensevoice", f"the sides' prompts differ: {ready}"
         busy = BackgroundLoad(args.busy_workers if args.busy else 0, args.busy_duty)
         with busy:
             for stage in plan:
@@ -261,12 +284,13 @@ def run(args: argparse.Namespace) -> dict:
     return {
         "title": f"{args.family} {'tiny' if args.quick else 'real'} config, random weights, float32, "
         f"{args.threads} threads, "
-        f"{tokens.pop()}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
+        f"{max(tokens, default=0)}-token prompt, {args.runs} rounds after {args.warmup} warm-up",
         "case": case_of(summary, busy),
         "command": " ".join(sys.argv),
         "machine": machine(),
         "sides": ready,
         "summary": summary,
+        "audio_seconds": {stage.name: stage.request.get("seconds") for stage in plan},
         "rss_peak_mb": rss,
         "records": {side.label: side.records for side in sides},
     }
@@ -277,6 +301,11 @@ def main(argv: Optional[list[str]] = None) -> dict:
     results = run(args)
     args.json.write_text(json.dumps(results, indent=1))
     print_table(results, list(results["sides"]))
+    for stage, rows in results["summary"].items():  # the real time factor: compute seconds per audio second
+        seconds = results["audio_seconds"].get(stage)
+        if stage.startswith("end to end") and seconds:
+            rtf = ", ".join(f"{label} {row['median'] / seconds:.4f}" for label, row in rows.items())
+            console.print(f"real time factor, {stage}: {rtf}", highlight=False)
     console.print(f"{results['machine']}; wrote {args.json}", highlight=False)
     return results
 

@@ -1,0 +1,43 @@
+"""Our SenseVoiceSmall side of scripts/bench/vs_official.py (--family sensevoice): a worker process.
+
+python -m scripts.bench.workers.ours_sensevoice CHECKPOINT   (started by the driver)
+-> ready: {"side": "ours", "dtypes": [...], "prefill_tokens": 0, "mlx": version}
+-> end_to_end(seconds, tokens): wave -> fbank + LFR + CMVN -> encoder -> CTC -> collapsed ids -> text, the
+   one pass transcribe runs for a chunk of up to 60 s (`tokens` is the autoregressive sides' budget: unused)
+"""
+
+import argparse
+import time
+
+import mlx.core as mx
+from mlx.utils import tree_flatten
+
+import mlx_qwen3asr as mq
+from scripts.bench.clips import clip
+from scripts.bench.workers.protocol import serve
+
+
+class Ours:
+    def __init__(self, checkpoint: str):
+        self.model = mq.load(checkpoint, dtype="float32")
+
+    def ready(self) -> dict:
+        dtypes = sorted({str(v.dtype) for _, v in tree_flatten(self.model.parameters())})
+        return {"side": "ours", "dtypes": dtypes, "prefill_tokens": 0, "mlx": mx.__version__}
+
+    def end_to_end(self, seconds: float, tokens: int) -> dict:
+        wave = clip(seconds)
+        start = time.perf_counter()
+        segment = self.model.recognise(wave)
+        return {"seconds": time.perf_counter() - start, "tokens": len(segment.token_ids), "chars": len(segment.text)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("checkpoint")
+    side = Ours(parser.parse_args().checkpoint)
+    serve(side, side.ready())
+
+
+if __name__ == "__main__":
+    main()
