@@ -73,6 +73,24 @@ def read_pieces(path: Path) -> list[tuple[str, int]]:
     return pieces
 
 
+def utf8_text(data: bytes) -> str:
+    """UTF-8 bytes as text, as SentencePiece decodes byte pieces: each byte of no valid character gives one U+FFFD
+    (Python's "replace" gives one for a cut-off sequence: E4 BD -> one, SentencePiece two)."""
+    out, at = [], 0
+    while at < len(data):
+        for size in (1, 2, 3, 4):
+            try:
+                out.append(data[at : at + size].decode("utf-8"))
+                at += size
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            out.append("\ufffd")
+            at += 1
+    return "".join(out)
+
+
 @dataclass(frozen=True)
 class Tagged:
     """What one pass said: the tags by kind ("" when absent: the first of each kind counts) and the text."""
@@ -99,10 +117,9 @@ class Vocabulary:
         return len(self.pieces)
 
     def decode(self, ids: list[int]) -> str:
-        """The text SentencePiece's DecodeIds gives for `ids` (tags kept)."""
+        """The text SentencePiece's DecodeIds gives for `ids` (tags kept; byte pieces <0xE4> joined as UTF-8)."""
         out, at_start = [], True
-        for i in ids:
-            kind, piece = self.types[i], self.pieces[i]
+        for kind, piece in self._merged_bytes(ids):
             if kind == CONTROL:
                 continue
             text = UNKNOWN_SURFACE if kind == UNKNOWN else piece
@@ -113,9 +130,19 @@ class Vocabulary:
             out.append(text)
         return "".join(out)
 
-    def token_texts(self, ids: list[int]) -> list[str]:
-        """Each id's own text (as `decode` gives it alone after earlier text: "▁" as a space)."""
-        return [self.pieces[i].replace(SPACE, " ") if self.types[i] != CONTROL else "" for i in ids]
+    def _merged_bytes(self, ids: list[int]):
+        """(type, text) per id, each run of byte-fallback pieces (<0x..>) made one piece of UTF-8 text."""
+        run: list[int] = []
+        for i in ids:
+            if self.types[i] == BYTE:
+                run.append(int(self.pieces[i][3:-1], 16))
+                continue
+            if run:
+                yield NORMAL, utf8_text(bytes(run))
+                run = []
+            yield self.types[i], self.pieces[i]
+        if run:
+            yield NORMAL, utf8_text(bytes(run))
 
     @staticmethod
     def kind(tag: str) -> str:

@@ -57,3 +57,11 @@ def test_a_file_that_is_not_a_sentencepiece_model_is_named(tmp_path):
     path.write_bytes(b"\xff\xff\xff")
     with pytest.raises(ValueError, match="x.bpe.model"):
         read_pieces(path)
+
+
+def test_byte_fallback_pieces_join_into_utf8_text():
+    pieces = [("<unk>", 2), ("<s>", 3), ("</s>", 3), ("\u2581a", 1), *((f"<0x{b:02X}>", 6) for b in "你".encode())]
+    vocab = Vocabulary(pieces)
+    assert vocab.decode([3, 4, 5, 6, 3]) == "a\u4f60 a"
+    # a cut-off character: one U+FFFD per byte, as sentencepiece 0.2.3 decodes it (checked there)
+    assert vocab.decode([4, 5, 3]) == "\ufffd\ufffd a"
