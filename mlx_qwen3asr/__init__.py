@@ -12,26 +12,26 @@ diarizer = mq.load("path/to/speaker-diarization-community-1")  # pyannote's rele
 turns = mq.diarize("meeting.wav", diarizer).turns  # [Turn(start, end, speaker), ...]
 """
 
-from .align.aligner import align, align_segments
-from .align.model import ForcedAligner
 from .audio import SAMPLE_RATE, SampleStream, load_audio, log_mel_spectrogram, prepare_audio
-from .audio.vad import EnergyVad
-from .batch_size import default_batch_size
+from .decode.batch_size import default_batch_size
+from .decode.transcribe import transcribe, transcribe_batch
+from .families.aligner.aligner import align, align_segments
+from .families.aligner.model import ForcedAligner
+from .families.fun_asr_nano import FunAsrNano
+from .families.pyannote import Diarization, Diarizer, Turn, diarize
+from .families.qwen3_asr.config import ModelArgs
+from .families.qwen3_asr.languages import SUPPORTED_LANGUAGES
+from .families.qwen3_asr.model import Qwen3ASR
+from .families.recogniser import Recogniser
 from .folders import LocalRunner, RayRunner, transcribe_files
-from .funasr import FunAsrNano
-from .languages import Languages
-from .load import DEFAULT_MODEL, load
+from .loading.load import DEFAULT_MODEL, load
 from .options import DecodeOptions
-from .pyannote import Diarization, Diarizer, Turn, diarize
-from .qwen3asr.config import ModelArgs
-from .qwen3asr.languages import SUPPORTED_LANGUAGES
-from .qwen3asr.model import Qwen3ASR
-from .recogniser import Recogniser
 from .result import Segment, Transcription, Word
-from .silero_vad import SileroVad, load_vad, vad_by_name
 from .streaming import Event, LiveSession, LiveStats, StreamingTranscriber, Update
-from .tokenizer import Tokenizer
-from .transcribe import transcribe, transcribe_batch
+from .text.languages import Languages
+from .text.tokenizer import Tokenizer
+from .vad import SileroVad, load_vad, vad_by_name
+from .vad.energy import EnergyVad
 
 __version__ = "0.1.0"
 

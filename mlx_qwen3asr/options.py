@@ -9,7 +9,8 @@ The context is free text (names, terms, topic, earlier conversation): text, or a
 (`--context-file`). Hotwords are terms to recognise (`--hotwords`: a file, one term a line, or a
 comma-separated list); each family puts them where its prompt has room for them (Fun-ASR-Nano: the
 official hotword block; Qwen3-ASR: one comma-separated line after the context). The official
-service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused.
+service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused (each family
+states its limit: model.max_context_tokens).
 
 `DecodeOptions.check(model)` is the one check against a model, made once on each road, where the
 options meet it (the front doors: transcribe / transcribe_batch, FolderSpec.loaded for the CLI and
@@ -25,12 +26,10 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
-from .languages import canonical
+from .text.languages import canonical
 
 if TYPE_CHECKING:
-    from .recogniser import Recogniser
-
-MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwen3-ASR context
+    from .families.recogniser import Recogniser
 
 
 def token_budget(seconds: float) -> int:
@@ -100,7 +99,7 @@ class DecodeOptions:
     def check(self, model: "Recogniser") -> "DecodeOptions":
         """These options when `model` can be asked them, else OptionError (a ValueError, one line): a
         language its family does not take (model.languages), the audio placeholder in the context or the
-        hotwords, or a context and hotwords longer than MAX_CONTEXT_TOKENS of its tokenizer's tokens."""
+        hotwords, or a context and hotwords longer than its family's max_context_tokens of its tokenizer's tokens."""
         try:
             model.languages.check(self.language)
         except ValueError as e:
@@ -109,10 +108,10 @@ class DecodeOptions:
         if tokenizer.audio_token in self.prompt_text:  # the official processors fail on a second one
             raise OptionError("context", f"context and hotwords must not contain {tokenizer.audio_token!r}: remove it")
         tokens = len(tokenizer.encode(self.prompt_text)) if self.prompt_text else 0
-        if tokens > MAX_CONTEXT_TOKENS:
+        if tokens > model.max_context_tokens:
             raise OptionError(
                 "context",
-                f"the context is {tokens} tokens; the model takes at most {MAX_CONTEXT_TOKENS}: "
+                f"the context is {tokens} tokens; the model takes at most {model.max_context_tokens}: "
                 "shorten it (or the hotword list)",
             )
         return self

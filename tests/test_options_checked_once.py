@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import cli
+from mlx_qwen3asr.cli import main as cli
 from mlx_qwen3asr.testing.signals import burst
 
 TOKENS = 2

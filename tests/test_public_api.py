@@ -7,9 +7,25 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.cli_parser import build_parser
+from mlx_qwen3asr.cli.parser import build_parser
 
-FACES = ["audio", "convert", "funasr", "model", "pyannote", "runtime", "server", "silero_vad", "streaming"]
+FACES = [
+    "audio",
+    "cli",
+    "decode",
+    "families",
+    "families.fun_asr_nano",
+    "families.pyannote",
+    "layers",
+    "loading",
+    "loading.convert",
+    "outputs",
+    "runtime",
+    "server",
+    "streaming",
+    "text",
+    "vad",
+]
 
 
 def test_every_exported_name_resolves():

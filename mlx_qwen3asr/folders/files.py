@@ -9,7 +9,7 @@
     -> FolderSpec (spec.py): the models, options, batch size, aligner, diarizer and VAD, as one object
     -> a runner (runner.py): LocalRunner decodes here, RayRunner on Ray workers (ray_runner.py); both
        through decode.decode_files (the same text as one file alone), reporting to this run's OutputWriter
-    -> each result rendered (formats.py) and written atomically (temp file, fsync, rename), so an output
+    -> each result rendered (outputs/formats.py) and written atomically (temp file, fsync, rename), so an output
        that exists is complete; a file that fails -> one line in out_dir/failures.jsonl, the run goes on
        (a FIFO, device or socket fails unopened: reading a FIFO would wait for a writer forever; a
        name that is not UTF-8 is recorded readably and exactly, as base64 of its bytes)
@@ -30,14 +30,14 @@ from typing import Optional, Union
 
 from mlx.nn import Module
 
-from ..audio.vad import VoiceDetector
-from ..formats import TIMESTAMPS, render
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
-from ..progress import progress_bar
-from ..recogniser import Recogniser
+from ..outputs.formats import TIMESTAMPS, render
+from ..outputs.progress import progress_bar
+from ..outputs.speakers import SpeakerDiarizer
+from ..outputs.subtitles import SubtitleLayout
 from ..result import Transcription
-from ..speakers import SpeakerDiarizer
-from ..subtitles import SubtitleLayout
+from ..vad.detector import VoiceDetector
 from .decode import Decoded
 from .plan import PathLike, PlannedFile, checked_formats, plan_files
 from .runner import LocalRunner, Runner

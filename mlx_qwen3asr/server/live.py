@@ -27,8 +27,9 @@ import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.prefix_cache import PrefixCache
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
+from mlx_qwen3asr.families.recogniser import Recogniser
+from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, WindowSession
 from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr.streaming.window_decoder import window_decoder
@@ -47,7 +48,7 @@ BUSY, INTERNAL_ERROR = 1013, 1011  # WebSocket close codes (POLICY, 1008: handsh
 async def check_prompt(state, options: LiveOptions) -> None:
     """APIError 400 when the served model's prompt cannot take this language and prompt (its length in
     tokens): tokenizing a long prompt takes a while, so it runs on a thread."""
-    asked = mq.DecodeOptions(options.language, options.prompt, hotwords=options.hotwords)
+    asked = DecodeOptions(options.language, options.prompt, hotwords=options.hotwords)
     await run_in_threadpool(checked_options, state, asked)
 
 
@@ -56,7 +57,7 @@ def error_event(error: APIError) -> dict:
 
 
 def make_session(
-    model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
+    model: Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
 ) -> LiveTranscriber:
     """The connection's session on the served model, its prompt head from the server's PrefixCache. The
     options were checked at the handshake or the session.update (check_prompt): the session's decoder

@@ -37,11 +37,12 @@ import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.samples import SampleStream
-from ..audio.vad import DEAD_PEAK, FRAME, VoiceDetector
+from ..decode.prefix_cache import PrefixCache
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
-from ..silero_vad import load_vad
+from ..vad import load_vad
+from ..vad.detector import VoiceDetector
+from ..vad.energy import DEAD_PEAK, FRAME
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -89,7 +90,7 @@ class LiveSession:
         check_partials(partials)
         if engine is None:
             if model is None:
-                raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
+                raise ValueError("LiveSession needs a model (mlx_qwen3asr.loading.load(...))")
             options.check(model)
             engine = make_engine(model, partials, options, prefix_cache)
         self.engine, self.clock = engine, clock

@@ -12,7 +12,7 @@ off (the text stays the same, only the cost changes).
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
     -> the window: the audio since the window started (at most window_seconds)
-       quiet chunk (no speech by audio/vad.py's rule, or by the flags pushed with it): no decoder
+       quiet chunk (no speech by vad/energy.py's rule, or by the flags pushed with it): no decoder
        run; a window that has heard nothing keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of
        quiet after speech closes the window, cut 1 s into the pause
     -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
@@ -32,16 +32,16 @@ from typing import Optional
 
 import numpy as np
 
-from ..answer import read_partial
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
-from ..audio.vad import PauseTracker, VoiceActivity
-from ..generate import Decoding
+from ..decode.answer import read_partial
+from ..decode.generate import Decoding
+from ..decode.prefix_cache import PrefixCache
+from ..decode.transcribe import MIN_SECONDS
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions, token_budget
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
 from ..runtime.allocator import release_window
-from ..transcribe import MIN_SECONDS
+from ..vad.energy import PauseTracker, VoiceActivity
 from .input import FRAME, HeldSamples, speech_frames
 from .updates import StreamingTuning, Update, Window
 from .window_decoder import Engine, final_text, joined, rollback, window_decoder
@@ -95,7 +95,7 @@ class StreamingTranscriber:
         self.options, self.language = options, options.language
         if engine is None:
             if model is None:
-                raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
+                raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.loading.load(...))")
             options.check(model)
             engine = window_decoder(model, options, tuning, prefix_cache)
         self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
@@ -122,7 +122,7 @@ class StreamingTranscriber:
         """feed() of samples already 16 kHz mono float32 (a LiveSession's, converted once): whole chunks
         are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`.
         voiced: the samples' speech flags (one per sample) from the caller's voice detector, which has
-        judged them already (a LiveSession's segmenter); None: audio/vad.py's rule judges them here, as
+        judged them already (a LiveSession's segmenter); None: vad/energy.py's rule judges them here, as
         each step takes them. A session's blocks all come with flags, or none do."""
         if voiced is not None and len(voiced) != len(samples):
             raise ValueError(f"voiced needs one flag per sample: {len(voiced)} flags for {len(samples)} samples")

@@ -16,9 +16,9 @@ from typing import Optional
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE
+from ..decode.prefix_cache import PrefixCache
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
 from .transcriber import StreamingTranscriber, Update

@@ -24,7 +24,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..funasr.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
+from ..families.fun_asr_nano.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
 from .random_checkpoint import FIXTURES_DIR as QWEN3_FILES_DIR
 from .random_checkpoint import TINY_TEXT, _linear, _norm, _text_specs  # the same tiny decoder as Qwen3-ASR's
 from .tensors import TensorSpec, write_safetensors
@@ -41,7 +41,7 @@ PathLike = Union[str, Path]
 
 
 def real_funasr_config() -> dict:
-    """The Fun-ASR-Nano-2512 "-hf" config.json (mlx_qwen3asr/funasr/hf/config.json)."""
+    """The Fun-ASR-Nano-2512 "-hf" config.json (mlx_qwen3asr/families/fun_asr_nano/hf/config.json)."""
     return release_config()
 
 

@@ -30,8 +30,8 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
 from mlx_qwen3asr.options import DecodeOptions
-from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from dictation_helpers import burst, silence
 
-from mlx_qwen3asr.audio.vad import EnergyVad  # synthetic bursts: the level rule (--vad energy)
 from mlx_qwen3asr.streaming import LiveSession
+from mlx_qwen3asr.vad.energy import EnergyVad  # synthetic bursts: the level rule (--vad energy)
 from mlx_qwen3asr_app.capture import Block, Gap, Marker
 from mlx_qwen3asr_app.worker import Worker, make_queue
 

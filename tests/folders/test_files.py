@@ -202,7 +202,7 @@ def test_without_ray_installed_ray_runs_fail_in_one_line_naming_the_extra(tmp_pa
     folder, _ = archive
     code = (
         "import sys; sys.modules['ray'] = None\n"  # as if Ray were not installed
-        "from mlx_qwen3asr.cli import main\n"
+        "from mlx_qwen3asr.cli.main import main\n"
         f"sys.exit(main([{str(folder / 'a.wav')!r}, '-o', {str(tmp_path / 'o')!r}, '--model', {str(tiny_checkpoint)!r}, '--ray']))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import render
+from mlx_qwen3asr.outputs.formats import render
 
 AUDIO = Path(__file__).parents[1] / "fixtures" / "audio"
 CLIPS = ("short.wav", "exact.wav")  # espeak-ng speech, 2.5 s and 3 s

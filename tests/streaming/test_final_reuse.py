@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.qwen3asr.prompt import build_prompt
+from mlx_qwen3asr.families.qwen3_asr.prompt import build_prompt
 from mlx_qwen3asr.streaming.utterances import StreamingEngine
 from mlx_qwen3asr.testing.signals import noise, silence
 

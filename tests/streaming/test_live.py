@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from mlx_qwen3asr.audio import resample
-from mlx_qwen3asr.audio.vad import EnergyVad
 from mlx_qwen3asr.streaming import Event, LiveSession
 from mlx_qwen3asr.streaming.events import FIELDS
 from mlx_qwen3asr.testing.signals import RATE, burst, clicks, noise, silence
+from mlx_qwen3asr.vad.energy import EnergyVad
 
 # The sessions here are fed synthetic bursts, not speech: they test the session's policy with the
 # level rule (the app's --vad energy); Silero VAD, the default, is tested on speech in tests/silero_vad.
