@@ -91,6 +91,26 @@ class DecodeOptions:
         terms = read_hotwords(hotwords) if hotwords is not None else ()
         return cls(language, "\n".join(part for part in parts if part), max_new_tokens, tuple(terms))
 
+    @classmethod
+    def either(
+        cls,
+        options: Optional["DecodeOptions"],
+        language: Optional[str] = None,
+        context: Optional[str] = "",
+        max_new_tokens: Optional[int] = None,
+        hotwords: Sequence[str] = (),
+    ) -> "DecodeOptions":
+        """`options` when given, else options from the loose keywords (transcribe's); both is a ValueError."""
+        if options is None:
+            return cls(language, context, max_new_tokens, checked_hotwords(hotwords or ()))
+        if (language, context or "", max_new_tokens, tuple(hotwords or ())) != (None, "", None, ()):
+            raise ValueError("pass either options= or language/context/max_new_tokens/hotwords, not both")
+        if not isinstance(options, DecodeOptions):
+            raise TypeError(
+                f"options must be a DecodeOptions, got {type(options).__name__}: pass mq.DecodeOptions(...)"
+            )
+        return options
+
     @property
     def prompt_text(self) -> str:
         """The context and the hotwords as one text (for the length limit and the echo check)."""
@@ -154,31 +174,14 @@ def checked_hotwords(terms: Union[str, Sequence[str]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(term.strip() for term in terms if term.strip()))
 
 
-def options_per_input(
-    n: int,
-    options: Union[DecodeOptions, Sequence[DecodeOptions], None],
-    language: Union[Optional[str], Sequence[Optional[str]]],
-    context: Union[Optional[str], Sequence[Optional[str]]],
-    max_new_tokens: Optional[int],
-    hotwords: Sequence[str] = (),
-) -> list[DecodeOptions]:
-    """One DecodeOptions per input, from `options` (one for all, or a list) or from the loose keyword
-    arguments (language and context: one value for all, or a list with one per input; hotwords: one
-    list for all)."""
-    if options is not None:
-        if (language, context or "", max_new_tokens, tuple(hotwords or ())) != (None, "", None, ()):
-            raise ValueError("pass either options= or language/context/max_new_tokens/hotwords, not both")
-        return _per_input(options, n, "options", DecodeOptions)
-    languages, contexts = _per_input(language, n, "language", str), _per_input(context, n, "context", str)
-    terms = checked_hotwords(hotwords or ())
-    return [DecodeOptions(lang, text, max_new_tokens, terms) for lang, text in zip(languages, contexts)]
-
-
-def _per_input(value, n: int, name: str, single: type) -> list:
-    """`value` for each of n inputs: a list of n values as given, one value repeated."""
-    if value is None or isinstance(value, single):
-        return [value] * n
-    values = list(value)
+def options_per_input(n: int, options: Union[DecodeOptions, Sequence[DecodeOptions], None]) -> list[DecodeOptions]:
+    """One DecodeOptions per input, from `options`: one for all (None: DecodeOptions()), or a list of n."""
+    if options is None or isinstance(options, DecodeOptions):
+        return [options or DecodeOptions()] * n
+    values = list(options)
     if len(values) != n:
-        raise ValueError(f"{name}: got {len(values)} values for {n} inputs: pass one value, or one per input")
+        raise ValueError(f"options: got {len(values)} values for {n} inputs: pass one DecodeOptions, or one per input")
+    for value in values:
+        if not isinstance(value, DecodeOptions):
+            raise TypeError(f"options must be DecodeOptions, got {type(value).__name__}: pass mq.DecodeOptions(...)")
     return values

@@ -129,16 +129,10 @@ def transcribe_to_folder(args: argparse.Namespace, spec: FolderSpec) -> int:
     try:
         summary = transcribe_files(
             args.files,
-            spec.model,
+            spec,
             args.output_dir,
             formats=args.format,
             timestamps=args.timestamps,
-            options=spec.options,
-            batch_size=spec.batch_size,
-            dtype=spec.dtype,
-            aligner=spec.aligner,
-            diarizer=spec.diarizer,
-            vad=spec.vad,
             runner=runner,
             progress=sys.stderr.isatty(),
             on_file=show,

@@ -15,7 +15,7 @@ tokens) the head is ~5/6 of each prefill. Keys and values depend only on the tok
 products have other shapes (P rows instead of P + n), so a BLAS rounds differently in the last
 bits. Measured on this project's CPU BLAS: keys/values within 2e-6 of |k| ~3 (tiny model) and 1e-5
 of |k| ~5 (0.6B size), the next-token logits within 1e-4 of ~160 and 1e-3 of ~720; the tokens are
-the goldens' with the cache on and off (tests/test_prefix_cache.py).
+the goldens' with the cache on and off (tests/decode/test_prefix_cache.py).
 
 Memory: layers x 2 x kv_heads x head_dim x dtype bytes per token (0.6B and 1.7B in float32:
 224 KiB, so a 2,000-token context holds ~440 MiB), plus the copy each row decodes on (which it

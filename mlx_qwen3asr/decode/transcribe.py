@@ -18,7 +18,7 @@ once, whatever the length of the audio (decode/batch_size.py: default_batch_size
 """
 
 from collections.abc import Callable, Sequence
-from typing import Optional, Union
+from typing import Optional, TypedDict, Union
 
 import mlx.core as mx
 import numpy as np
@@ -32,6 +32,7 @@ from ..options import DecodeOptions, options_per_input
 from ..outputs.speakers import SpeakerDiarizer, with_speakers
 from ..result import Segment, Transcription
 from ..runtime.allocator import release_between_batches
+from ..runtime.typing import Unpack
 from ..text.script import join_text
 from ..vad.detector import VoiceDetector
 from ..vad.energy import EnergyVad, contains_speech
@@ -124,6 +125,22 @@ def merge_languages(segments: list[Segment]) -> str:
     return ",".join(merged)
 
 
+class Stages(TypedDict, total=False):
+    """What `transcribe` takes besides the decode's own keywords, as `transcribe_batch` takes it: the
+    sizes (chunk_seconds, batch_size), the stages around the decode (aligner, diarizer, vad,
+    prefix_cache) and the hooks (on_progress, on_segment, between_waves). Each is described there."""
+
+    chunk_seconds: Optional[float]
+    batch_size: Optional[int]
+    aligner: Optional[Module]
+    diarizer: Optional[SpeakerDiarizer]
+    vad: Optional[VoiceDetector]
+    prefix_cache: Optional[PrefixCache]
+    on_progress: Optional[Callable[[float], None]]
+    on_segment: Optional[Callable[[int, Segment], None]]
+    between_waves: Callable[[], None]
+
+
 def transcribe(
     audio: AudioInput,
     model: Recogniser,
@@ -132,29 +149,24 @@ def transcribe(
     context: Optional[str] = "",
     max_new_tokens: Optional[int] = None,
     hotwords: Sequence[str] = (),
-    chunk_seconds: Optional[float] = None,
-    batch_size: int = 1,
-    sample_rate: Optional[int] = None,
     options: Optional[DecodeOptions] = None,
-    on_progress: Optional[Callable[[float], None]] = None,
-    aligner: Optional[Module] = None,
-    prefix_cache: Optional[PrefixCache] = None,
-    vad: Optional[VoiceDetector] = None,
-    diarizer: Optional[SpeakerDiarizer] = None,
+    sample_rate: Optional[int] = None,
+    **stages: Unpack[Stages],
 ) -> Transcription:
     """Transcribe a file path, a float/int array, or an (array, sample_rate) pair.
 
     `language` forces the output language (a name in any case or an ISO-639-1 code, one of the model's
     `languages`); `context` is free text (names, terms) given to the model; `hotwords` are terms to
     recognise (Fun-ASR-Nano: its hotword block; Qwen3-ASR: a line after the context); `max_new_tokens`
-    overrides the per-chunk token budget derived from the chunk's duration (or pass them as `options`).
-    `chunk_seconds`: the longest piece decoded at once (1 or more; default the model's `chunk_seconds`,
-    Qwen3-ASR 30 s, Fun-ASR-Nano one pass up to 122.88 s); longer input is cut at its quietest points
-    before each limit. `batch_size`: chunks of a long input decoded together (same text,
-    faster; see transcribe_batch). `sample_rate`: the rate of a bare array. An array carries no rate, so
+    overrides the per-chunk token budget derived from the chunk's duration. Or pass them as `options`
+    (a DecodeOptions), not both. `sample_rate`: the rate of a bare array. An array carries no rate, so
     the library cannot know it: a bare array is taken to be 16 kHz unless `sample_rate` (or an
     (array, rate) pair) says otherwise; 44.1 kHz audio taken as 16 kHz is heard 2.76x slowed down,
     with no error. Files carry their own rate.
+    The stages, as in transcribe_batch (batch_size defaults to 1 here):
+    `chunk_seconds`: the longest piece decoded at once (1 or more; default the model's `chunk_seconds`,
+    Qwen3-ASR 30 s, Fun-ASR-Nano one pass up to 122.88 s); longer input is cut at its quietest points
+    before each limit. `batch_size`: chunks of a long input decoded together (same text, faster).
     `aligner`: a Qwen3-ForcedAligner (`mq.load`); each segment then gets `.words` (see `mq.align`).
     `prefix_cache`: the prompt's head (system turn with the context) computed once for all chunks
     (None: a PrefixCache for this call), or kept across calls in a `PrefixCache(model)` (live sessions
@@ -164,25 +176,19 @@ def transcribe(
     the pauses between them; noise, hum, music and silence never reach the recogniser. Without it,
     the whole audio is decoded, cut at its quietest points (chunks without an energy onset skipped).
     `diarizer`: pyannote's speaker diarization (`mq.load`); every segment (and word, with an aligner) then
-    gets `.speaker`, segments split where it changes (outputs/speakers.py).
+    gets `.speaker`, segments split where it changes (outputs/speakers.py). `on_progress(seconds)`: as
+    transcribe_batch's.
     """
-    return transcribe_batch(
-        [audio],
-        model,
-        language=language,
-        context=context,
-        max_new_tokens=max_new_tokens,
-        hotwords=hotwords,
-        chunk_seconds=chunk_seconds,
-        batch_size=batch_size,
-        sample_rate=sample_rate,
-        options=options,
-        on_progress=on_progress,
-        aligner=aligner,
-        prefix_cache=prefix_cache,
-        vad=vad,
-        diarizer=diarizer,
-    )[0]
+    options = DecodeOptions.either(options, language, context, max_new_tokens, hotwords)
+    return transcribe_batch([audio], model, options=options, sample_rate=sample_rate, **{"batch_size": 1, **stages})[0]
+
+
+def check_stages(stages: dict) -> None:
+    """TypeError, one line, for a keyword that is not a stage; a decode option names its road."""
+    for name in stages:
+        if name not in Stages.__annotations__:
+            fix = f": pass options=mq.DecodeOptions({name}=...)" if name in DecodeOptions.__dataclass_fields__ else ""
+            raise TypeError(f"transcribe_batch() got an unexpected keyword argument {name!r}{fix}")
 
 
 def check_before_work(model: Recogniser, per_input: Sequence[DecodeOptions], aligner: Optional[Module]) -> None:
@@ -198,43 +204,28 @@ def transcribe_batch(
     audios: Sequence[AudioInput],
     model: Recogniser,
     *,
-    language: Union[Optional[str], Sequence[Optional[str]]] = None,
-    context: Union[Optional[str], Sequence[Optional[str]]] = "",
-    max_new_tokens: Optional[int] = None,
-    hotwords: Sequence[str] = (),
-    chunk_seconds: Optional[float] = None,
-    batch_size: Optional[int] = None,
-    sample_rate: Optional[int] = None,
     options: Union[DecodeOptions, Sequence[DecodeOptions], None] = None,
-    on_progress: Optional[Callable[[float], None]] = None,
-    on_segment: Optional[Callable[[int, Segment], None]] = None,
-    between_waves: Callable[[], None] = lambda: None,
-    aligner: Optional[Module] = None,
-    prefix_cache: Optional[PrefixCache] = None,
-    vad: Optional[VoiceDetector] = None,
-    diarizer: Optional[SpeakerDiarizer] = None,
+    sample_rate: Optional[int] = None,
+    **stages: Unpack[Stages],
 ) -> list[Transcription]:
     """Transcribe several inputs, their chunks decoded `batch_size` at a time (chunks of different
     inputs share batches). Each Transcription is the one `transcribe` gives for that input alone.
 
-    `language` / `context` / `options`: one for all inputs, or a list with one per input; `hotwords`: one
-    list for all. `batch_size`: default `default_batch_size(model)`. `on_progress(seconds)` is called after
-    each batch with the seconds of audio it finished (with a diarizer, then as it diarizes: twice the audio in all).
-    `on_segment(input index, segment)` is called for
-    each segment as its batch finishes, in order per input, times in its input (words come later: the
-    aligner runs once all are decoded). `between_waves()` runs after each batch (the server's live steps
-    run there). `aligner`, `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for every input.
+    `options`: a DecodeOptions for all inputs, or a list with one per input (None: DecodeOptions()).
     `sample_rate`: the rate of every bare array among `audios`; an array carries none, so without
     it a bare array is taken to be 16 kHz (give other rates here, or as (array, rate) pairs).
+    The stages (Stages): `batch_size`: default `default_batch_size(model)`. `chunk_seconds`, `aligner`,
+    `prefix_cache`, `vad`, `diarizer`: as in `transcribe`, for every input. `on_progress(seconds)` is called
+    after each batch with the seconds of audio it finished (with a diarizer, then as it diarizes: twice the
+    audio in all). `on_segment(input index, segment)` is called for each segment as its batch finishes, in
+    order per input, times in its input (words come later: the aligner runs once all are decoded).
+    `between_waves()` runs after each batch (the server's live steps run there).
     """
-    per_input = options_per_input(len(audios), options, language, context, max_new_tokens, hotwords)
-    check_before_work(model, per_input, aligner)
+    per_input = options_per_input(len(audios), options)
+    check_stages(stages)
+    check_before_work(model, per_input, stages.get("aligner"))
     audios = audios if sample_rate is None else [with_rate(audio, sample_rate) for audio in audios]
-    return transcribe_checked(
-        audios, model, per_input, batch_size=batch_size, chunk_seconds=chunk_seconds, aligner=aligner,
-        diarizer=diarizer, vad=vad, prefix_cache=prefix_cache, on_segment=on_segment, on_progress=on_progress,
-        between_waves=between_waves,
-    )  # fmt: skip
+    return transcribe_checked(audios, model, per_input, **stages)
 
 
 def transcribe_checked(

@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from mlx_qwen3asr.decode.prefix_cache import PrefixCache
 from mlx_qwen3asr.families.recogniser import Recogniser
 from mlx_qwen3asr.options import DecodeOptions
-from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, WindowSession
+from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, StreamingTranscriber, WindowSession
 from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr.streaming.window_decoder import window_decoder
 
@@ -65,10 +65,10 @@ def make_session(
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
         decoder = window_decoder(model, decode, prefix_cache=prefixes)
-        return WindowSession(None, decode, sample_rate=options.sample_rate, decoder=decoder)
-    return LiveSession(
-        None, engine=make_engine(model, "streaming", decode, prefixes), pause=options.pause,
-        max_utterance=options.max_utterance, sample_rate=options.sample_rate, channels_last=True, vad=vad,
+        return WindowSession(StreamingTranscriber.on_decoder(decoder, decode, sample_rate=options.sample_rate))
+    return LiveSession.on_engine(
+        make_engine(model, "streaming", decode, prefixes), pause=options.pause, max_utterance=options.max_utterance,
+        sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 
 

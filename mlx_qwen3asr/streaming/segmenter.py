@@ -53,7 +53,7 @@ class Segmenter:
         preroll: float = PREROLL_SECONDS,
         voice: Optional[FrameJudge] = None,
     ) -> None:
-        """voice: which frames are voiced (default: vad.py's energy rule; silero_vad.SpeechFrames: Silero VAD's)."""
+        """voice: which frames are voiced (default: vad/energy.py's rule; vad/endpoint.py's SpeechFrames: Silero VAD's)."""
         if pause < MIN_PAUSE_SECONDS or max_seconds < MIN_MAX_UTTERANCE_SECONDS:
             raise ValueError(
                 f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "

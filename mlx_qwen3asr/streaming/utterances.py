@@ -129,11 +129,8 @@ class StreamingEngine(OfflineEngine):
         super().__init__(model, options, prefix_cache)
         self.reuse = reuse
         self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
-        self._stream = StreamingTranscriber(  # the session checked the options: its decoder is given
-            None,
-            options,
-            chunk_seconds=STREAM_CHUNK_SECONDS,
-            engine=window_decoder(model, options, prefix_cache=self.prefixes),
+        self._stream = StreamingTranscriber.on_decoder(  # the session checked the options: its decoder is given
+            window_decoder(model, options, prefix_cache=self.prefixes), options, chunk_seconds=STREAM_CHUNK_SECONDS
         )
         self._fed = 0
 

@@ -60,9 +60,9 @@ def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
     return list(ids[:end])
 
 
-class Engine(Reader, Protocol):
-    """What the transcriber needs from a decoder (WindowDecoder below; tests inject fakes): a Reader
-    of its ids, and decode/reset."""
+class Decoder(Reader, Protocol):
+    """What StreamingTranscriber needs from its window decoder (WindowDecoder below; tests pass fakes):
+    a Reader of its ids, and decode/reset."""
 
     def decode(
         self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int

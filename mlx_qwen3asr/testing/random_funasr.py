@@ -5,7 +5,7 @@ random_checkpoint.py: the dev-only golden script runs it in the torch environmen
       -> funasr_specs(config): the tensors of FunAsrNanoForConditionalGeneration, in module order
          (encoder, decoder, adaptor; no tied lm_head: save_pretrained drops it)
       -> model.safetensors (bf16, {"format": "pt"}) + config.json + the processor/tokenizer files
-         (funasr/hf/; tokenizer.json rebuilt from its template + Qwen3's vocab.json / merges.txt, the
+         (families/fun_asr_nano/hf/; tokenizer.json rebuilt from its template + Qwen3's vocab.json / merges.txt, the
          same bytes as ../qwen3-asr-0.6b's)
 
 Scales keep activations O(1) so that greedy decoding varies with the audio and the prompt: He-like

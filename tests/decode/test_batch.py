@@ -56,7 +56,7 @@ def test_a_clip_of_nineteen_chunks_gives_the_same_segments_at_any_batch_size(tin
 
 def test_the_same_chunk_eight_times_gives_eight_identical_rows_equal_to_it_alone(tiny_model, speech):
     alone = mq.transcribe(speech, tiny_model, max_new_tokens=12).token_ids
-    rows = mq.transcribe_batch([speech] * 8, tiny_model, max_new_tokens=12, batch_size=8)
+    rows = mq.transcribe_batch([speech] * 8, tiny_model, options=mq.DecodeOptions(max_new_tokens=12), batch_size=8)
     assert [r.token_ids for r in rows] == [alone] * 8
 
 
@@ -102,9 +102,9 @@ def test_clips_encoded_together_get_the_features_each_gets_alone(tiny_model):
         np.testing.assert_allclose(np.array(together), np.array(alone), atol=1e-5)
 
 
-def test_per_input_languages_and_contexts_must_match_the_number_of_inputs(tiny_model, speech):
-    with pytest.raises(ValueError, match="language: got 1 values for 2 inputs"):
-        mq.transcribe_batch([speech, speech], tiny_model, language=["English"])
+def test_per_input_options_must_match_the_number_of_inputs(tiny_model, speech):
+    with pytest.raises(ValueError, match="options: got 1 values for 2 inputs"):
+        mq.transcribe_batch([speech, speech], tiny_model, options=[mq.DecodeOptions("English")])
     with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         mq.transcribe_batch([speech], tiny_model, batch_size=0)
 
@@ -112,8 +112,9 @@ def test_per_input_languages_and_contexts_must_match_the_number_of_inputs(tiny_m
 def test_progress_reports_every_second_of_audio_once(tiny_model, long_clip, speech):
     done = []
     mq.transcribe_batch(
-        [long_clip, speech], tiny_model, max_new_tokens=2, chunk_seconds=6, batch_size=8, on_progress=done.append
-    )
+        [long_clip, speech], tiny_model, options=mq.DecodeOptions(max_new_tokens=2), chunk_seconds=6, batch_size=8,
+        on_progress=done.append,
+    )  # fmt: skip
     assert len(done) == 3, f"20 chunks in batches of 8 report three times, got {done}"
     assert sum(done) == pytest.approx((len(long_clip) + len(speech)) / 16000)
 
@@ -121,7 +122,7 @@ def test_progress_reports_every_second_of_audio_once(tiny_model, long_clip, spee
 def test_each_segment_is_reported_once_in_order_per_input_before_the_batch_call_returns(tiny_model, long_clip, speech):
     reported, progress = [], []
     results = mq.transcribe_batch(
-        [long_clip, speech], tiny_model, max_new_tokens=2, chunk_seconds=6, batch_size=8,
+        [long_clip, speech], tiny_model, options=mq.DecodeOptions(max_new_tokens=2), chunk_seconds=6, batch_size=8,
         on_progress=lambda seconds: progress.append(len(reported)),
         on_segment=lambda i, segment: reported.append((i, segment)),
     )  # fmt: skip

@@ -38,12 +38,9 @@ def test_every_format_of_a_folder_run_carries_the_speakers_transcribe_gives(
 ):
     summary = mq.transcribe_files(
         [clips],
-        tiny_checkpoint,
+        mq.FolderSpec(tiny_checkpoint, mq.DecodeOptions(max_new_tokens=TOKENS), dtype="float32", diarizer=diarizer_dir),
         tmp_path,
         formats=["json", "srt", "vtt"],
-        options=mq.DecodeOptions(max_new_tokens=TOKENS),
-        dtype="float32",
-        diarizer=diarizer_dir,
     )
     assert (summary.done, summary.failed) == (len(CLIPS), 0), summary
     for stem, result in alone.items():

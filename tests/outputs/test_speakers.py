@@ -79,7 +79,9 @@ def test_transcribe_with_a_diarizer_labels_every_segment(tiny_model, speech, tmp
 
 def test_progress_counts_the_audio_transcribed_then_diarized(tiny_model, speech, diarizer):
     done = []
-    mq.transcribe_batch([speech], tiny_model, max_new_tokens=2, diarizer=diarizer, on_progress=done.append)
+    mq.transcribe_batch(
+        [speech], tiny_model, options=mq.DecodeOptions(max_new_tokens=2), diarizer=diarizer, on_progress=done.append
+    )
     assert sum(done) == pytest.approx(2 * len(speech) / mq.SAMPLE_RATE, abs=0.05), "one bar over both stages"
 
 

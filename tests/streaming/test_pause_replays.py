@@ -34,7 +34,7 @@ def session(seed: int) -> np.ndarray:
 def window_road(audio: np.ndarray, chunk: float, window: float, sizes: tuple) -> dict:
     """The audio (in samples) of every decoder run, and the committed text."""
     engine = FakeEngine()
-    stream = StreamingTranscriber(None, engine=engine, clock=FakeClock(), chunk_seconds=chunk, window_seconds=window)
+    stream = StreamingTranscriber.on_decoder(engine, clock=FakeClock(), chunk_seconds=chunk, window_seconds=window)
     start, k = 0, 0
     while start < len(audio):
         stream.feed(audio[start : start + sizes[k % len(sizes)]])

@@ -86,7 +86,7 @@ class FakeClock:
 
 def fake_stream(engine=None, **kwargs) -> tuple[StreamingTranscriber, FakeEngine]:
     engine = engine or FakeEngine()
-    return StreamingTranscriber(None, engine=engine, clock=FakeClock(), **kwargs), engine
+    return StreamingTranscriber.on_decoder(engine, clock=FakeClock(), **kwargs), engine
 
 
 def feed_all(stream: StreamingTranscriber, audio: np.ndarray, sizes) -> list:

@@ -95,7 +95,9 @@ def test_japanese_without_its_word_segmenter_names_the_extra_to_install(tiny_ali
 
 def test_batched_transcription_gives_each_input_the_words_it_gets_alone(tiny_model, tiny_aligner, speech):
     inputs = [speech, speech[::-1].copy()]
-    batch = mq.transcribe_batch(inputs, tiny_model, max_new_tokens=8, batch_size=2, aligner=tiny_aligner)
+    batch = mq.transcribe_batch(
+        inputs, tiny_model, options=mq.DecodeOptions(max_new_tokens=8), batch_size=2, aligner=tiny_aligner
+    )
     for audio, result in zip(inputs, batch):
         alone = mq.transcribe(audio, tiny_model, max_new_tokens=8, aligner=tiny_aligner)
         assert [s.words for s in result.segments] == [s.words for s in alone.segments]

@@ -58,7 +58,7 @@ def test_a_language_the_instruction_cannot_name_is_refused_before_decoding(funas
 
 def test_batched_transcription_equals_each_input_alone(funasr):
     inputs = [clip("short"), clip("exact"), clip("noise")]
-    batched = mq.transcribe_batch(inputs, funasr, max_new_tokens=12, batch_size=3)
+    batched = mq.transcribe_batch(inputs, funasr, options=mq.DecodeOptions(max_new_tokens=12), batch_size=3)
     for wave, got in zip(inputs, batched):
         alone = mq.transcribe(wave, funasr, max_new_tokens=12)
         assert [s.token_ids for s in got.segments] == [s.token_ids for s in alone.segments]

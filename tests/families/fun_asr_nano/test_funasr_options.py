@@ -35,10 +35,12 @@ def test_hotwords_through_transcribe_give_the_official_keywords_prompt_and_token
     assert result.segments[0].token_ids == official_tokens(golden, variant, funasr.tokenizer.eos_token_ids)
 
 
-def test_hotwords_are_a_keyword_argument_of_transcribe_and_transcribe_batch(funasr):
+def test_hotwords_are_a_keyword_of_transcribe_and_an_option_of_transcribe_batch(funasr):
     want = official_tokens(load_funasr_golden("short"), "keywords", funasr.tokenizer.eos_token_ids)
     one = mq.transcribe(clip("short"), funasr, hotwords=["Qwen", "MLX"], max_new_tokens=MAX_NEW_TOKENS)
-    batch = mq.transcribe_batch([clip("short")], funasr, hotwords=["Qwen", "MLX"], max_new_tokens=MAX_NEW_TOKENS)
+    batch = mq.transcribe_batch(
+        [clip("short")], funasr, options=mq.DecodeOptions(hotwords=("Qwen", "MLX"), max_new_tokens=MAX_NEW_TOKENS)
+    )
     assert one.segments[0].token_ids == batch[0].segments[0].token_ids == want
 
 
