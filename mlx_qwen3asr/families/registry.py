@@ -1,14 +1,15 @@
 """The registry: what a model folder's files say -> its family's module, in the shape of mlx-lm's
 `_get_classes` (one table; the family's module is imported when a folder names it).
 
-    folder -> kind (FOLDER_READERS: config.json's model_type; the aligner's sits in thinker_config;
-              a folder without one may be a family's original release, which its ORIGINAL module reads)
-    kind -> FAMILIES[kind] -> module with Model, ModelArgs, checkpoint_names [, ORIGINAL]
+    folder -> kind (folder_kind: config.json's model_type, the aligner's in thinker_config; without
+              one, the family whose own `folder_kind(folder)` knows it, such as pyannote's config.yaml)
+    kind -> FAMILIES[kind] -> module with Model, ModelArgs, checkpoint_names [, ORIGINAL, load_folder]
 
 A family module gives `Model` (the class; its `task` says what it is for: "transcribe" for a recogniser
 (families/recogniser.py's Protocol), "align" for the aligner), `ModelArgs.from_dict(config)` and
 `checkpoint_names(weights)` (the stored names -> the names its `sanitize` takes). A new family is a new
-folder plus one line below; a folder told apart by another file than config.json adds its reader.
+folder plus one line below: the registry asks each family module what it knows (folder_kind,
+DOWNLOAD_PATTERNS, ORIGINAL, load_folder), and no code outside families/ names a family.
 """
 
 import importlib
@@ -41,18 +42,19 @@ def model_type(config: dict[str, Any]) -> str:
     return inner if top == DEFAULT_KIND and inner in FAMILIES else top
 
 
-def _diarizer_kind(config_yaml: Path) -> Optional[str]:
-    return importlib.import_module(FAMILIES["pyannote_speaker_diarization"]).folder_kind(config_yaml)
-
-
-# file in a model folder -> what it says the folder's kind is (a registry key, or None: not this reader's)
-FOLDER_READERS = (("config.json", lambda path: model_type(read_json(path))), ("config.yaml", _diarizer_kind))
+def family_modules() -> list[ModuleType]:
+    """Every family's module, in the table's order (imported here)."""
+    return [importlib.import_module(name) for name in FAMILIES.values()]
 
 
 def folder_kind(folder: Path) -> Optional[str]:
-    """The registry key a folder's files name, or None when none of FOLDER_READERS' files names one."""
-    for name, read in FOLDER_READERS:
-        if (folder / name).is_file() and (kind := read(folder / name)) is not None:
+    """The registry key a folder's files name: config.json's model_type, else the kind a family reads in
+    files of its own (a family module's `folder_kind(folder)`: pyannote's config.yaml), else None."""
+    if (folder / "config.json").is_file():
+        return model_type(read_json(folder / "config.json"))
+    for module in family_modules():
+        read = getattr(module, "folder_kind", None)
+        if read is not None and (kind := read(folder)) is not None:
             return kind
     return None
 
@@ -67,8 +69,7 @@ def self_loading(folder: Path) -> Optional[ModuleType]:
 
 def download_patterns() -> tuple[str, ...]:
     """What a hub download fetches beyond the common files (layout.DOWNLOAD_PATTERNS): each family's own."""
-    modules = map(importlib.import_module, FAMILIES.values())
-    return tuple(p for module in modules for p in getattr(module, "DOWNLOAD_PATTERNS", ()))
+    return tuple(p for module in family_modules() for p in getattr(module, "DOWNLOAD_PATTERNS", ()))
 
 
 def family_module(config: dict[str, Any]) -> ModuleType:
@@ -85,7 +86,7 @@ def family_module(config: dict[str, Any]) -> ModuleType:
 def original_release(folder: Path) -> Optional[ModuleType]:
     """The ORIGINAL reader of the family whose original (not yet converted) release `folder` is, if any:
     it has is_original(folder), refusal(folder) and hf_from_original(folder)."""
-    for module in map(importlib.import_module, FAMILIES.values()):
+    for module in family_modules():
         original = getattr(module, "ORIGINAL", None)
         if original is not None and original.is_original(folder):
             return original

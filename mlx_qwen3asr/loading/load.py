@@ -59,7 +59,7 @@ def read_config(folder: Path) -> dict:
     if original is not None:
         raise FileNotFoundError(original.refusal(folder))
     if not config_file.exists():
-        raise FileNotFoundError(f"No config.json in {folder}: not a model folder (Qwen3-ASR or Fun-ASR-Nano)")
+        raise FileNotFoundError(f"No config.json in {folder}: not a model folder this package reads (docs/models.md)")
     config = read_json(config_file)
     try:
         model_args(config)

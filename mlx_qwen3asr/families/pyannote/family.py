@@ -8,13 +8,13 @@ from typing import Optional
 from .config import DIARIZER_FILES, is_diarizer_folder
 from .pipeline import Diarizer
 
-KIND = "pyannote_speaker_diarization"  # the registry key (families.FAMILIES)
+KIND = "pyannote_speaker_diarization"  # the registry key (registry.FAMILIES)
 DOWNLOAD_PATTERNS = DIARIZER_FILES  # what a hub download of the release fetches
 
 
-def folder_kind(config_yaml: Path) -> Optional[str]:
-    """KIND when this config.yaml names pyannote's speaker-diarization pipeline, else None."""
-    return KIND if is_diarizer_folder(config_yaml.parent) else None
+def folder_kind(folder: Path) -> Optional[str]:
+    """KIND when the folder's config.yaml names pyannote's speaker-diarization pipeline, else None."""
+    return KIND if is_diarizer_folder(folder) else None
 
 
 def load_folder(folder: Path) -> Diarizer:
