@@ -15,9 +15,9 @@ The encoder is the SAN-M encoder Fun-ASR-Nano holds: num_blocks + tp_blocks laye
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ...funasr.config import EncoderArgs
-from ...jsonfile import REDOWNLOAD
-from ...model.config import BaseArgs
+from ...layers.config import BaseArgs
+from ...layers.sanm import EncoderArgs
+from ...text.jsonfile import REDOWNLOAD
 
 MODEL_TYPE = "sensevoice_small"
 NO_POSITION_LIMIT = 1 << 20  # the sinusoid is computed for any length: the limit is memory (model.chunk_seconds)

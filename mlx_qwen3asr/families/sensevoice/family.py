@@ -1,4 +1,4 @@
-"""What the registry (families.py) finds for SenseVoiceSmall: its model, args, and how its folders load."""
+"""What the registry (families/registry.py) finds for SenseVoiceSmall: its model, args, and how its folders load."""
 
 from .config import SenseVoiceArgs as ModelArgs
 from .model import SenseVoiceSmall as Model

@@ -1,7 +1,7 @@
 """SenseVoiceSmall's front end: funasr's WavFrontend with dither 0, on the shared Kaldi fbank + LFR.
 
     wave [N] float32 16 kHz x 32768 (funasr's `upsacle_samples`: the fbank of 16-bit sample values)
-    -> Kaldi fbank [F, 80] and LFR 7/6 [T = ceil(F / 6), 560] (funasr/frontend.py, as Fun-ASR-Nano's)
+    -> Kaldi fbank [F, 80] and LFR 7/6 [T = ceil(F / 6), 560] (audio/fbank.py, as Fun-ASR-Nano's)
     -> CMVN of the release's am.mvn: (x + shift) * scale, per column                     [T, 560]
 The scale only moves the log-mel by 2 ln 32768 = 20.79 where the energy is above the log floor; digital
 silence stays at the floor (ln float32 eps = -15.94) either way, so the scale is not a constant offset.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...funasr.frontend import fbank, stack_lfr
+from ...audio.fbank import fbank, stack_lfr
 
 SAMPLE_SCALE = np.float32(1 << 15)
 

@@ -2,7 +2,7 @@
 
     wave -> x 32768 -> fbank + LFR [T, 560] -> CMVN (am.mvn)            (frontend.py)
     -> 4 query rows in front: embed[language], embed[1] (event), embed[2] (emotion), embed[14 | 15] (itn)
-    -> SAN-M encoder (funasr/encoder.py: x * sqrt(512) + sinusoid of positions 1..T+4, 50 + 20 layers) [T+4, 512]
+    -> SAN-M encoder (layers/sanm.py: x * sqrt(512) + sinusoid of positions 1..T+4, 50 + 20 layers) [T+4, 512]
     -> ctc.ctc_lo -> log-softmax [T+4, vocab] -> argmax per frame -> repeats merged -> blank 0 dropped
     -> ids (tags included: the query frames usually say <|en|><|NEUTRAL|><|Speech|><|woitn|>)
     -> vocabulary.py: text without tags, language, emotion, event; timestamps.py: words with times
@@ -23,12 +23,12 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
+from ...audio.fbank import LFR_SECONDS
 from ...audio.io import SAMPLE_RATE
-from ...funasr.encoder import AudioEncoder
-from ...funasr.frontend import LFR_SECONDS
-from ...languages import CODES, Languages
+from ...layers.sanm import AudioEncoder
 from ...result import Segment
-from ...script import join_text
+from ...text.languages import CODES, Languages
+from ...text.script import join_text
 from .config import SenseVoiceArgs
 from .frontend import lfr_features
 from .timestamps import token_times, words_of

@@ -1,7 +1,7 @@
 """The folders SenseVoiceSmall loads from, without torch: the original release and a converted MLX folder.
 
     release (FunAudioLLM/SenseVoiceSmall, iic/SenseVoiceSmall): configuration.json (file_path_metas name the
-      files) + config.yaml + model.pt (a torch pickle: read by pyannote/checkpoint.py's restricted unpickler)
+      files) + config.yaml + model.pt (a torch pickle: read by families/pyannote/checkpoint.py's restricted unpickler)
       + am.mvn + chn_jpn_yue_eng_ko_spectok.bpe.model
     converted: config.json (model_type sensevoice_small) + model.safetensors (module names, cmvn.* included)
       + the .bpe.model copied
@@ -26,8 +26,8 @@ import numpy as np
 import yaml
 from mlx.utils import tree_flatten
 
-from ...jsonfile import REDOWNLOAD
-from ...pyannote.checkpoint import read_torch_checkpoint
+from ...text.jsonfile import REDOWNLOAD
+from ..pyannote.checkpoint import read_torch_checkpoint
 from .config import MODEL_TYPE, SenseVoiceArgs
 from .frontend import read_cmvn
 from .vocabulary import Vocabulary
@@ -44,8 +44,12 @@ BLOCK_RENAMES = (
 )
 
 
-def folder_kind(config_yaml: Path) -> Optional[str]:
-    """MODEL_TYPE when this config.yaml is a SenseVoiceSmall release's, else None (not this family's)."""
+def folder_kind(folder: Path) -> Optional[str]:
+    """MODEL_TYPE when the folder's config.yaml is a SenseVoiceSmall release's, else None (not this family's).
+    The registry asks only about a folder without config.json (a converted folder names its model_type)."""
+    config_yaml = folder / "config.yaml"
+    if not config_yaml.is_file():
+        return None
     try:
         config = yaml.safe_load(config_yaml.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError):

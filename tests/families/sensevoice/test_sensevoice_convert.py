@@ -6,8 +6,8 @@ import pytest
 from sensevoice_goldens import clip, golden
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.convert.converter import Recipe, convert
-from mlx_qwen3asr.convert.fidelity import check_fidelity
+from mlx_qwen3asr.loading.convert.converter import Recipe, convert
+from mlx_qwen3asr.loading.convert.fidelity import check_fidelity
 
 
 def test_a_float_conversion_gives_the_release_ids(sensevoice_dir, tmp_path):

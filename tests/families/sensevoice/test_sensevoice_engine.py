@@ -8,8 +8,8 @@ import pytest
 from sensevoice_goldens import clip, golden
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import format_json
 from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.outputs.formats import format_json
 
 
 def test_load_reads_the_release_folder_without_torch(sensevoice):
