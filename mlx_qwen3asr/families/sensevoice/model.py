@@ -72,6 +72,7 @@ class SenseVoiceSmall(nn.Module):
     takes_context = False  # no prompt: context and hotwords are refused (options.py)
     takes_itn = True  # DecodeOptions(itn=True): the "withitn" query (punctuation, inverse text normalisation)
     keep_float = ("embed", "cmvn", "encoder.layers.0.self_attn")  # 560 inputs: no quantization group divides it
+    audio_prefixes = ("encoder.",)  # at the converter's encoder bits; the CTC head at its (decoder) bits
     audio_tokens_per_second = 1 / LFR_SECONDS
     chunk_seconds = CHUNK_SECONDS
     join_text = staticmethod(join_text)

@@ -20,11 +20,11 @@ def test_a_float_conversion_gives_the_release_ids(sensevoice_dir, tmp_path):
 
 @pytest.mark.parametrize("bits", [8, 4])
 def test_quantized_conversions_keep_the_frames_and_load_as_recorded(sensevoice_dir, sensevoice, tmp_path, bits):
-    recipe = Recipe(bits=bits, encoder_bits=8, group_size=32, dtype="float32")
-    out = convert(sensevoice_dir, tmp_path / f"q{bits}", recipe)
+    recipe = Recipe(bits=bits, encoder_bits=bits, group_size=32, dtype="float32")
+    out = convert(sensevoice_dir, tmp_path / f"q{bits}", recipe, allow_4bit_encoder=True)
     model = mq.load(out.folder)
     assert isinstance(model.encoder.layers[1].mlp.fc1, nn.QuantizedLinear)
-    assert model.encoder.layers[1].mlp.fc1.bits == bits
+    assert model.encoder.layers[1].mlp.fc1.bits == bits and model.ctc.ctc_lo.bits == bits
     assert isinstance(model.encoder.layers[0].self_attn.q_proj, nn.Linear), "560 inputs: no group divides them"
     assert not isinstance(model.embed, nn.QuantizedEmbedding), "the query rows stay float"
     ours = np.array(model.frame_log_probs(clip("short")))
