@@ -168,5 +168,7 @@ def window_decoder(
 ) -> WindowDecoder:
     """StreamingTranscriber's decoder on `model` with tuning `t`, for options already checked against it (a
     LiveSession's engine passes it in, so that its options are checked once, at the session's door)."""
+    if hasattr(model, "transcribe_chunks"):  # no decoder loop (recogniser.py): nothing to continue token by token
+        raise ValueError("this model has no decoder loop for the window engine: use the utterance engine (LiveSession)")
     return WindowDecoder(model, options, encoder_cache=t.encoder_cache, kv_reuse=t.kv_reuse, draft=t.draft,
                          stop_loops=t.stop_loops, prefixes=prefix_cache)  # fmt: skip

@@ -2,6 +2,7 @@
 commits are transcribe's text of the committed audio."""
 
 import numpy as np
+import pytest
 from sensevoice_goldens import clip
 
 import mlx_qwen3asr as mq
@@ -32,3 +33,11 @@ def test_a_live_session_commits_transcribe_text_and_shows_partials(sensevoice):
         assert commit.text and (commit.text, commit.language) == (offline.text, offline.language)
     partials = [e for e in events if e.type == "partial" and e.text]
     assert len(partials) >= 2, "partials come while an utterance is open"
+
+
+def test_the_window_engine_is_refused_in_one_line(sensevoice):
+    from mlx_qwen3asr.streaming.window_decoder import window_decoder
+
+    with pytest.raises(ValueError, match="no decoder loop") as error:
+        window_decoder(sensevoice, mq.DecodeOptions())
+    assert "\n" not in str(error.value)
