@@ -100,7 +100,8 @@ def test_json_output_carries_emotion_and_event_when_told(sensevoice):
 
 def test_transcribe_batch_gives_each_input_what_it_gets_alone(sensevoice):
     waves = [clip("short"), clip("exact"), clip("long")]
-    together = mq.transcribe_batch(waves, sensevoice, language=[None, "en", "zh"], batch_size=2)
+    options = [DecodeOptions(language=language) for language in (None, "en", "zh")]
+    together = mq.transcribe_batch(waves, sensevoice, options=options, batch_size=2)
     for wave, language, result in zip(waves, [None, "en", "zh"], together):
         alone = mq.transcribe(wave, sensevoice, language=language)
         assert [s.token_ids for s in result.segments] == [s.token_ids for s in alone.segments]
