@@ -13,6 +13,7 @@ import mlx.core as mx
 from mlx.utils import tree_flatten
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.runtime.blas import global_cblas
 from scripts.bench.clips import clip
 from scripts.bench.workers.protocol import serve
 
@@ -23,7 +24,8 @@ class Ours:
 
     def ready(self) -> dict:
         dtypes = sorted({str(v.dtype) for _, v in tree_flatten(self.model.parameters())})
-        return {"side": "ours", "dtypes": dtypes, "prefill_tokens": 0, "mlx": mx.__version__}
+        blas = global_cblas() or "reference"
+        return {"side": "ours", "blas": blas, "dtypes": dtypes, "prefill_tokens": 0, "mlx": mx.__version__}
 
     def end_to_end(self, seconds: float, tokens: int) -> dict:
         wave = clip(seconds)
