@@ -2,7 +2,7 @@
 
 from .config import SenseVoiceArgs as ModelArgs
 from .model import SenseVoiceSmall as Model
-from .release import DOWNLOAD_PATTERNS, folder_kind, load_folder, module_names
+from .release import DOWNLOAD_PATTERNS, folder_kind, load_folder
 
 __all__ = ["DOWNLOAD_PATTERNS", "Model", "ModelArgs", "checkpoint_names", "folder_kind", "load_folder"]
 
@@ -10,6 +10,3 @@ __all__ = ["DOWNLOAD_PATTERNS", "Model", "ModelArgs", "checkpoint_names", "folde
 def checkpoint_names(weights):
     """Stored names -> the names sanitize takes: unchanged (sanitize maps release names itself)."""
     return dict(weights)
-
-
-_ = module_names
