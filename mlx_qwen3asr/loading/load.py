@@ -175,7 +175,7 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
     if (family := self_loading(folder)) is not None:
-        return family.load_folder(folder, dtype)  # a release of its own layout (the family says which dtype it takes)
+        return family.load_folder(folder, dtype or default_dtype())  # its own layout (pyannote keeps float32)
     keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
     tied = model_args(config).text.tie_word_embeddings

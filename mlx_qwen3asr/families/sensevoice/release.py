@@ -155,7 +155,8 @@ def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
 
 
 def load_folder(folder: Path, dtype: Optional[mx.Dtype] = None):
-    """A release or converted folder -> SenseVoiceSmall with its vocabulary (float32 unless `dtype`)."""
+    """A release or converted folder -> SenseVoiceSmall with its vocabulary, in `dtype` (load passes the library's
+    default: float16 on a GPU, float32 on the CPU; float32 when called without one)."""
     from .model import SenseVoiceSmall
 
     converted = (folder / "config.json").is_file()
