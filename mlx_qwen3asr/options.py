@@ -9,7 +9,8 @@ The context is free text (names, terms, topic, earlier conversation): text, or a
 (`--context-file`). Hotwords are terms to recognise (`--hotwords`: a file, one term a line, or a
 comma-separated list); each family puts them where its prompt has room for them (Fun-ASR-Nano: the
 official hotword block; Qwen3-ASR: one comma-separated line after the context). The official
-service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused.
+service documents contexts of up to 10,000 tokens: longer ones (hotwords included) are refused (each family
+states its limit: model.max_context_tokens).
 
 `DecodeOptions.check(model)` is the one check against a model, made once on each road, where the
 options meet it (the front doors: transcribe / transcribe_batch, FolderSpec.loaded for the CLI and
@@ -25,12 +26,10 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
 
-from .languages import canonical
+from .text.languages import canonical
 
 if TYPE_CHECKING:
-    from .recogniser import Recogniser
-
-MAX_CONTEXT_TOKENS = 10_000  # the official service's documented limit for a Qwen3-ASR context
+    from .families.recogniser import Recogniser
 
 
 def token_budget(seconds: float) -> int:
@@ -92,6 +91,26 @@ class DecodeOptions:
         terms = read_hotwords(hotwords) if hotwords is not None else ()
         return cls(language, "\n".join(part for part in parts if part), max_new_tokens, tuple(terms))
 
+    @classmethod
+    def either(
+        cls,
+        options: Optional["DecodeOptions"],
+        language: Optional[str] = None,
+        context: Optional[str] = "",
+        max_new_tokens: Optional[int] = None,
+        hotwords: Sequence[str] = (),
+    ) -> "DecodeOptions":
+        """`options` when given, else options from the loose keywords (transcribe's); both is a ValueError."""
+        if options is None:
+            return cls(language, context, max_new_tokens, checked_hotwords(hotwords or ()))
+        if (language, context or "", max_new_tokens, tuple(hotwords or ())) != (None, "", None, ()):
+            raise ValueError("pass either options= or language/context/max_new_tokens/hotwords, not both")
+        if not isinstance(options, DecodeOptions):
+            raise TypeError(
+                f"options must be a DecodeOptions, got {type(options).__name__}: pass mq.DecodeOptions(...)"
+            )
+        return options
+
     @property
     def prompt_text(self) -> str:
         """The context and the hotwords as one text (for the length limit and the echo check)."""
@@ -100,7 +119,7 @@ class DecodeOptions:
     def check(self, model: "Recogniser") -> "DecodeOptions":
         """These options when `model` can be asked them, else OptionError (a ValueError, one line): a
         language its family does not take (model.languages), the audio placeholder in the context or the
-        hotwords, or a context and hotwords longer than MAX_CONTEXT_TOKENS of its tokenizer's tokens."""
+        hotwords, or a context and hotwords longer than its family's max_context_tokens of its tokenizer's tokens."""
         try:
             model.languages.check(self.language)
         except ValueError as e:
@@ -109,10 +128,10 @@ class DecodeOptions:
         if tokenizer.audio_token in self.prompt_text:  # the official processors fail on a second one
             raise OptionError("context", f"context and hotwords must not contain {tokenizer.audio_token!r}: remove it")
         tokens = len(tokenizer.encode(self.prompt_text)) if self.prompt_text else 0
-        if tokens > MAX_CONTEXT_TOKENS:
+        if tokens > model.max_context_tokens:
             raise OptionError(
                 "context",
-                f"the context is {tokens} tokens; the model takes at most {MAX_CONTEXT_TOKENS}: "
+                f"the context is {tokens} tokens; the model takes at most {model.max_context_tokens}: "
                 "shorten it (or the hotword list)",
             )
         return self
@@ -155,31 +174,14 @@ def checked_hotwords(terms: Union[str, Sequence[str]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(term.strip() for term in terms if term.strip()))
 
 
-def options_per_input(
-    n: int,
-    options: Union[DecodeOptions, Sequence[DecodeOptions], None],
-    language: Union[Optional[str], Sequence[Optional[str]]],
-    context: Union[Optional[str], Sequence[Optional[str]]],
-    max_new_tokens: Optional[int],
-    hotwords: Sequence[str] = (),
-) -> list[DecodeOptions]:
-    """One DecodeOptions per input, from `options` (one for all, or a list) or from the loose keyword
-    arguments (language and context: one value for all, or a list with one per input; hotwords: one
-    list for all)."""
-    if options is not None:
-        if (language, context or "", max_new_tokens, tuple(hotwords or ())) != (None, "", None, ()):
-            raise ValueError("pass either options= or language/context/max_new_tokens/hotwords, not both")
-        return _per_input(options, n, "options", DecodeOptions)
-    languages, contexts = _per_input(language, n, "language", str), _per_input(context, n, "context", str)
-    terms = checked_hotwords(hotwords or ())
-    return [DecodeOptions(lang, text, max_new_tokens, terms) for lang, text in zip(languages, contexts)]
-
-
-def _per_input(value, n: int, name: str, single: type) -> list:
-    """`value` for each of n inputs: a list of n values as given, one value repeated."""
-    if value is None or isinstance(value, single):
-        return [value] * n
-    values = list(value)
+def options_per_input(n: int, options: Union[DecodeOptions, Sequence[DecodeOptions], None]) -> list[DecodeOptions]:
+    """One DecodeOptions per input, from `options`: one for all (None: DecodeOptions()), or a list of n."""
+    if options is None or isinstance(options, DecodeOptions):
+        return [options or DecodeOptions()] * n
+    values = list(options)
     if len(values) != n:
-        raise ValueError(f"{name}: got {len(values)} values for {n} inputs: pass one value, or one per input")
+        raise ValueError(f"options: got {len(values)} values for {n} inputs: pass one DecodeOptions, or one per input")
+    for value in values:
+        if not isinstance(value, DecodeOptions):
+            raise TypeError(f"options must be DecodeOptions, got {type(value).__name__}: pass mq.DecodeOptions(...)")
     return values

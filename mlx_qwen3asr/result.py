@@ -2,9 +2,26 @@
 (with its words' times when an aligner was given)."""
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Literal, Optional
 
-from .generate import FinishFlags, FinishReason
+# Why decoding ended: end-of-text, the token budget, or a repetition loop (cut down to one copy).
+FinishReason = Literal["stop", "length", "repetition"]
+
+
+class FinishFlags:
+    """The finish_reason as the two flags results carried before it existed."""
+
+    finish_reason: FinishReason
+
+    @property
+    def hit_token_budget(self) -> bool:
+        """Decoding stopped at the token budget, not at end-of-text."""
+        return self.finish_reason == "length"
+
+    @property
+    def repetition_trimmed(self) -> bool:
+        """A runaway loop was detected, stopped and cut out."""
+        return self.finish_reason == "repetition"
 
 
 @dataclass(frozen=True)
@@ -29,7 +46,7 @@ class Segment(FinishFlags):
     token_ids: list[int] = field(default_factory=list)  # generated ids, language header included
     finish_reason: FinishReason = "stop"  # "stop" (end-of-text), "length" (token budget), "repetition"
     words: Optional[list[Word]] = None  # with transcribe(..., aligner=): times in the whole input
-    # the decoded text only repeated the context over audio without speech, so text is "" (echo.py);
+    # the decoded text only repeated the context over audio without speech, so text is "" (decode/echo.py);
     # token_ids keep what was decoded
     context_echo: bool = False
     speaker: Optional[str] = None  # with transcribe(..., diarizer=): segments are split where it changes

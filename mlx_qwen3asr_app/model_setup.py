@@ -15,7 +15,7 @@ from typing import Optional
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.load import slow_quantized_note
+from mlx_qwen3asr.loading.load import slow_quantized_note
 
 from .errors import AppError
 
@@ -31,7 +31,7 @@ def hub_cache() -> str:
 
 
 def converted_folder(repo_id: str, cache: Path = CONVERTED_CACHE) -> Path:
-    from mlx_qwen3asr.convert import Recipe
+    from mlx_qwen3asr.loading.convert import Recipe
 
     return cache / f"{repo_id.strip('/').replace('/', '--')}-{Recipe().name}"
 
@@ -40,7 +40,7 @@ def converted_model(source: str, target: Path, say: Say, progress: Optional[Prog
     """`target`, converting `source` (hub id or folder) into it first if it is not there yet."""
     if (target / "config.json").exists():
         return target
-    from mlx_qwen3asr.convert import Recipe, convert
+    from mlx_qwen3asr.loading.convert import Recipe, convert
 
     say(f"converting {source} once to 4-bit decoder / 8-bit encoder into {target}")
     try:

@@ -2,10 +2,10 @@
 
 import argparse
 
-from mlx_qwen3asr.load import DEFAULT_MODEL
-from mlx_qwen3asr.silero_vad import VAD_CHOICES
+from mlx_qwen3asr.loading.load import DEFAULT_MODEL
 from mlx_qwen3asr.streaming.segmenter import MIN_MAX_UTTERANCE_SECONDS, MIN_PAUSE_SECONDS
 from mlx_qwen3asr.streaming.utterances import PARTIALS
+from mlx_qwen3asr.vad import VAD_CHOICES
 
 
 def build_parser() -> argparse.ArgumentParser:

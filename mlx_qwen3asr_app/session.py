@@ -21,7 +21,7 @@ from contextlib import ExitStack
 from typing import Optional, Union
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.families import require_task
+from mlx_qwen3asr.families.registry import require_task
 from mlx_qwen3asr.streaming import LiveSession
 
 from .capture import MicSource, native_stderr_to

@@ -8,7 +8,7 @@ The same command is installed as `mlx-qwen3asr-convert`.
 
 import sys
 
-from mlx_qwen3asr.convert.cli import main
+from mlx_qwen3asr.cli.convert import main
 
 if __name__ == "__main__":
     sys.exit(main())

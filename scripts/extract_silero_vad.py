@@ -1,4 +1,4 @@
-"""Re-extract the Silero VAD v6 16 kHz weights that mlx_qwen3asr/silero_vad ships, from the
+"""Re-extract the Silero VAD v6 16 kHz weights that mlx_qwen3asr/families/silero ships, from the
 silero-vad wheel, without torch; check the sha256 of every tensor; write the shipped file.
 
     pip download silero-vad==6.2.3 --no-deps -d /tmp/silero      # the wheel, 6.9 MB
@@ -35,7 +35,7 @@ JIT_SHA256 = (
 JIT_MEMBER = "silero_vad/data/silero_vad.jit"
 LICENSE_MEMBER = "silero_vad-6.2.3.dist-info/licenses/LICENSE"
 PREFIX = "_model."  # the 16 kHz model; `_model_8k.` is the 8 kHz one, not shipped
-OUT_DIR = Path(__file__).resolve().parent.parent / "mlx_qwen3asr" / "silero_vad"
+OUT_DIR = Path(__file__).resolve().parent.parent / "mlx_qwen3asr" / "families" / "silero"
 
 # sha256 of each tensor's C-order little-endian float32 bytes, as read from the .jit
 SHA256 = {

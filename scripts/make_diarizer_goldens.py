@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from pyannote.audio import Pipeline
 
-from mlx_qwen3asr.pyannote.checkpoint import read_torch_checkpoint
+from mlx_qwen3asr.families.pyannote.checkpoint import read_torch_checkpoint
 from mlx_qwen3asr.testing.diarizer_inputs import NAMES, diarizer_input
 from mlx_qwen3asr.testing.random_diarizer import write_random_diarizer
 
@@ -48,7 +48,7 @@ def check_kmeans() -> None:
     """kmeans.py gives scikit-learn's KMeans(k, n_init=3, random_state=42) labels on random problems."""
     from sklearn.cluster import KMeans
 
-    from mlx_qwen3asr.pyannote.kmeans import kmeans_labels
+    from mlx_qwen3asr.families.pyannote.kmeans import kmeans_labels
 
     for seed in range(60):
         rng = np.random.default_rng(seed)

@@ -79,7 +79,7 @@ def diarizer(diarizer_dir):
 def stream_sides(monkeypatch):
     """spy(module) -> a list that gets, for each call of module.halves (two_streams.halves), whether it
     had a side stream to cut the work over."""
-    from mlx_qwen3asr.model import two_streams
+    from mlx_qwen3asr.runtime import two_streams
 
     sides: list[bool] = []
 

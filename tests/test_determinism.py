@@ -20,7 +20,7 @@ import hashlib, json, sys
 import mlx.core as mx
 import numpy as np
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.generate import generate_steps
+from mlx_qwen3asr.decode.generate import generate_steps
 
 folder = sys.argv[1]
 

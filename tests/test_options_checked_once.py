@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import cli
+from mlx_qwen3asr.cli import main as cli
 from mlx_qwen3asr.testing.signals import burst
 
 TOKENS = 2
@@ -48,13 +48,13 @@ def test_the_command_line_checks_once_with_and_without_an_output_folder(option_c
 
 def test_a_folder_run_checks_once(option_checks, tiny_model, wavs, tmp_path):
     options = mq.DecodeOptions(max_new_tokens=TOKENS)
-    summary = mq.transcribe_files([wavs[0].parent], tiny_model, tmp_path / "out", options=options, batch_size=1)
+    summary = mq.transcribe_files([wavs[0].parent], mq.FolderSpec(tiny_model, options, batch_size=1), tmp_path / "out")
     assert summary.failed == 0 and len(option_checks) == 1, f"{summary}; {len(option_checks)} checks"
 
 
 def test_bad_options_still_fail_first_in_one_line_on_every_road(tiny_model, tiny_checkpoint, wavs, tmp_path, capsys):
     with pytest.raises(ValueError, match=r"^context and hotwords must not contain '<\|audio_pad\|>': remove it$"):
-        mq.transcribe_batch(wavs, tiny_model, context="<|audio_pad|>")
+        mq.transcribe_batch(wavs, tiny_model, options=mq.DecodeOptions(context="<|audio_pad|>"))
     out = tmp_path / "out"
     code = cli.main(
         [str(wavs[0].parent), "-o", str(out), "--model", str(tiny_checkpoint), "--context", "<|audio_pad|>"]

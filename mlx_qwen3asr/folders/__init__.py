@@ -1,6 +1,6 @@
 """Folders of audio in, transcripts out: transcribe_files, the spec every worker decodes with, the runners.
 
-transcribe_files(inputs, model, out_dir, ..., runner=LocalRunner() | RayRunner(...))   files.py
+transcribe_files(inputs, FolderSpec(model, ...), out_dir, ..., runner=LocalRunner() | RayRunner(...))   files.py
   plan.py: inputs -> PlannedFile(source, outputs)      spec.py: FolderSpec (models, options, sizes)
   runner.py: LocalRunner, the Runner interface          decode.py: decode_files -> Decoded
   ray_runner.py, ray_dispatch.py, ray_worker.py, ray_reaper.py: the same on a Ray cluster

@@ -19,9 +19,9 @@ from typing import Optional, Union
 import numpy as np
 
 from ..audio.io import SAMPLE_RATE, load_audio
-from ..batch_size import default_batch_size
+from ..decode.batch_size import default_batch_size
+from ..decode.transcribe import transcribe_checked
 from ..result import Transcription
-from ..transcribe import transcribe_checked
 from .plan import PathLike, one_line
 from .spec import FolderSpec
 

@@ -1,4 +1,4 @@
-"""Folders of audio in, transcripts out, resumable: `transcribe_files(inputs, model, out_dir)`.
+"""Folders of audio in, transcripts out, resumable: `transcribe_files(inputs, spec, out_dir)`.
 
     inputs: files, folders (searched recursively for audio), manifests "@list.txt" (one path a line,
             relative to the manifest's folder; blank lines and "# ..." skipped)
@@ -9,7 +9,7 @@
     -> FolderSpec (spec.py): the models, options, batch size, aligner, diarizer and VAD, as one object
     -> a runner (runner.py): LocalRunner decodes here, RayRunner on Ray workers (ray_runner.py); both
        through decode.decode_files (the same text as one file alone), reporting to this run's OutputWriter
-    -> each result rendered (formats.py) and written atomically (temp file, fsync, rename), so an output
+    -> each result rendered (outputs/formats.py) and written atomically (temp file, fsync, rename), so an output
        that exists is complete; a file that fails -> one line in out_dir/failures.jsonl, the run goes on
        (a FIFO, device or socket fails unopened: reading a FIFO would wait for a writer forever; a
        name that is not UTF-8 is recorded readably and exactly, as base64 of its bytes)
@@ -26,18 +26,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional
 
-from mlx.nn import Module
-
-from ..audio.vad import VoiceDetector
-from ..formats import TIMESTAMPS, render
-from ..options import DecodeOptions
-from ..progress import progress_bar
-from ..recogniser import Recogniser
+from ..outputs.formats import TIMESTAMPS, render
+from ..outputs.progress import progress_bar
+from ..outputs.subtitles import SubtitleLayout
 from ..result import Transcription
-from ..speakers import SpeakerDiarizer
-from ..subtitles import SubtitleLayout
 from .decode import Decoded
 from .plan import PathLike, PlannedFile, checked_formats, plan_files
 from .runner import LocalRunner, Runner
@@ -144,17 +138,11 @@ class OutputWriter:
 
 def transcribe_files(
     inputs: Sequence[PathLike],
-    model: Union[PathLike, Recogniser],
+    spec: FolderSpec,
     out_dir: PathLike,
     *,
     formats: Sequence[str] = ("txt",),
     timestamps: str = "segment",
-    options: Optional[DecodeOptions] = None,
-    batch_size: Optional[int] = None,
-    dtype: Optional[str] = None,
-    aligner: Union[PathLike, Module, None] = None,
-    diarizer: Union[PathLike, SpeakerDiarizer, None] = None,
-    vad: Optional[VoiceDetector] = None,
     runner: Optional[Runner] = None,
     progress: bool = False,
     on_file: Optional[Callable[[FileOutcome], None]] = None,
@@ -163,10 +151,10 @@ def transcribe_files(
     """Transcribe files, folders and "@manifests" into out_dir (one file per input and format,
     mirroring the inputs), skipping inputs whose outputs exist; returns the Summary.
 
-    `model` / `aligner` / `diarizer`: a hub id or folder (loaded once here, or once per Ray worker), or
-    a loaded model (not on Ray). `formats`: some of txt, json, srt, vtt; `timestamps`: as in
-    formats.render. `options`, `batch_size`, `dtype`, `vad`: as in transcribe_batch and load; with a
-    diarizer every segment (and word, with an aligner) carries its speaker in every format.
+    `spec`: what every file is decoded with (FolderSpec: the model, options, dtype, aligner, diarizer,
+    batch size, vad); its models by name (a hub id or folder: loaded once here, or once per Ray worker)
+    or loaded (not on Ray); with a diarizer every segment (and word, with an aligner) carries its speaker
+    in every format. `formats`: some of txt, json, srt, vtt; `timestamps`: as in formats.render.
     `runner`: LocalRunner() (the default: this process) or RayRunner(...) (Ray workers; pip install
     'mlx-qwen3asr[ray]'; see ray_runner.py). `progress`: a bar over files on stderr.
     `on_file(FileOutcome)`: after each input is written or failed. `layout`: readable SRT/VTT cues from
@@ -175,14 +163,17 @@ def transcribe_files(
     far with interrupted=True. Raises InputError for inputs that cannot be planned (before any work).
     """
     began = time.monotonic()
-    formats = checked_formats(formats)
+    if not isinstance(spec, FolderSpec):
+        raise TypeError(
+            f"transcribe_files takes a FolderSpec, got {type(spec).__name__}: pass mq.FolderSpec(model, ...)"
+        )
+    formats, aligner = checked_formats(formats), spec.aligner
     if timestamps not in TIMESTAMPS or (timestamps == "word" and aligner is None):
         raise ValueError(
             f"timestamps must be one of {', '.join(TIMESTAMPS)} ('word' needs an aligner), got {timestamps!r}"
         )
     if layout is not None and (aligner is None or timestamps == "word"):
         raise ValueError("layout lays out the aligner's word times: it needs aligner= and timestamps other than 'word'")
-    spec = FolderSpec(model, options or DecodeOptions(), dtype, aligner, diarizer, batch_size, vad)
     runner = runner or LocalRunner()
     runner.check(spec)
     files = plan_files(inputs, out_dir, formats)

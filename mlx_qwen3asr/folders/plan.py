@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 
-from ..formats import FORMATS
+from ..outputs.formats import FORMATS
 
 # What a folder search picks up (case-insensitive); files named directly are tried whatever their name.
 AUDIO_EXTENSIONS = frozenset("wav mp3 m4a flac ogg oga opus aac wma webm mp4 mkv mka mov aif aiff caf amr 3gp".split())

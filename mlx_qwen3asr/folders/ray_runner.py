@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..batch_size import MAX_BATCH_SIZE
+from ..decode.batch_size import MAX_BATCH_SIZE
 from ..options import OptionError
 from ..runtime import blas
 from .plan import PlannedFile, one_line

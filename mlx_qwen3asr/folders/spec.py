@@ -15,12 +15,12 @@ from typing import Any, Optional, Union
 
 from mlx.nn import Module
 
-from ..audio.vad import VoiceDetector
-from ..families import require_task
-from ..load import load
+from ..families.recogniser import Recogniser
+from ..families.registry import require_task
+from ..loading.load import load
 from ..options import DecodeOptions
-from ..recogniser import Recogniser
-from ..speakers import SpeakerDiarizer
+from ..outputs.speakers import SpeakerDiarizer
+from ..vad.detector import VoiceDetector
 from .plan import PathLike
 
 NAMES = (str, os.PathLike)  # a model given by name (hub id or folder), not loaded yet

@@ -26,9 +26,9 @@ from typing import Optional
 import mlx.core as mx
 import mlx.nn as nn
 
-from ..model.cache import KVCache
-from ..model.decoder import MLP, Attention
-from ..model.rope import rope_frequencies
+from .cache import KVCache
+from .decoder import MLP, Attention
+from .rope import rope_frequencies
 
 
 @mx.compile

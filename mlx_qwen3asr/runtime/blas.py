@@ -18,7 +18,7 @@ router (blas_router.c, compiled here once per version into the user's cache; it 
 takes that place and hands each product to one of them by its row count. Without a compiler: MKL.
 
 `threads(n)` sets the preloaded BLAS's thread count for a while, behind the router both libraries'
-(on the CPU the layers run on two streams, each with its share of the threads: model/streams.py).
+(on the CPU the layers run on two streams, each with its share of the threads: runtime/two_streams.py).
 """
 
 import ctypes

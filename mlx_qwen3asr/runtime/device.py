@@ -2,9 +2,9 @@
 
     load() -> gpu_path() decides, by MLX's default device, at load time
         CPU: two CPU streams and the BLAS router (runtime/two_streams.py, runtime/blas.py), the
-             integer-trick activations and softmax (model/activations.py, model/attention.py), the
+             integer-trick activations and softmax (layers/activations.py, layers/attention.py), the
              conv stem evaluated between batches (bounded CPU memory): the model as written
-        GPU: the GPU path swapped in (layers/gpu.py, qwen3asr/gpu.py): merged projections, MLX's fused
+        GPU: the GPU path swapped in (layers/gpu.py, families/qwen3_asr/gpu.py): merged projections, MLX's fused
              kernels (mx.fast.rms_norm, rope, scaled_dot_product_attention in a form they accept),
              compiled activations, no host synchronisation inside an encode; float32 without TF32
 

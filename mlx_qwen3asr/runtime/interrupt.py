@@ -1,7 +1,7 @@
 """Stopping a decode from outside it: the server drops the step of a live client that left.
 
     with interruptible(lambda: client_gone):   # on the thread that decodes
-        session.feed(...)                        # generate.py calls check_interrupt() before each
+        session.feed(...)                        # decode/generate.py calls check_interrupt() before each
                                                  # prefill block and each token -> Interrupted
 
 The check is a context variable of the decoding thread, so the library's signatures stay as they

@@ -2,13 +2,13 @@
 
     "en" / "EN" / "english" / "English" -> "English";  "" -> None (detect);  "xx" -> APIError 400
 
-The names and codes are the library's (mlx_qwen3asr/languages.py); which of them the served model takes
+The names and codes are the library's (mlx_qwen3asr/text/languages.py); which of them the served model takes
 is its family's list, checked with the other options (routes.checked_options: a 400 naming that list).
 """
 
 from typing import Optional
 
-from mlx_qwen3asr.languages import canonical
+from mlx_qwen3asr.text.languages import canonical
 
 from .errors import APIError
 

@@ -4,7 +4,7 @@
     decoded audio       --max-audio-seconds (7200)     more: 400, noticed from the header before resampling
     tokens per chunk    --max-new-tokens, else the budget of the served model's longest chunk (token_cap):
                         a client's max_new_tokens only lowers it
-    prompt              MAX_CONTEXT_TOKENS (10,000), tokenized off the event loop (TOKENIZING_AT_ONCE
+    prompt              the model's max_context_tokens (10,000), tokenized off the event loop (TOKENIZING_AT_ONCE
                         at a time), prefilled in blocks
     slow clients        --client-timeout (30 s) without a byte of body, or UPLOAD_SECONDS in all: 408;
                         a request head not complete in --client-timeout: connection closed (protocols.py)

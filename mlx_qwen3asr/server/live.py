@@ -27,9 +27,10 @@ import numpy as np
 from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.prefix_cache import PrefixCache
-from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, WindowSession
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
+from mlx_qwen3asr.families.recogniser import Recogniser
+from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, StreamingTranscriber, WindowSession
 from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr.streaming.window_decoder import window_decoder
 
@@ -47,7 +48,7 @@ BUSY, INTERNAL_ERROR = 1013, 1011  # WebSocket close codes (POLICY, 1008: handsh
 async def check_prompt(state, options: LiveOptions) -> None:
     """APIError 400 when the served model's prompt cannot take this language and prompt (its length in
     tokens): tokenizing a long prompt takes a while, so it runs on a thread."""
-    asked = mq.DecodeOptions(options.language, options.prompt, hotwords=options.hotwords)
+    asked = DecodeOptions(options.language, options.prompt, hotwords=options.hotwords)
     await run_in_threadpool(checked_options, state, asked)
 
 
@@ -56,7 +57,7 @@ def error_event(error: APIError) -> dict:
 
 
 def make_session(
-    model: mq.Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
+    model: Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
 ) -> LiveTranscriber:
     """The connection's session on the served model, its prompt head from the server's PrefixCache. The
     options were checked at the handshake or the session.update (check_prompt): the session's decoder
@@ -64,10 +65,10 @@ def make_session(
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
         decoder = window_decoder(model, decode, prefix_cache=prefixes)
-        return WindowSession(None, decode, sample_rate=options.sample_rate, decoder=decoder)
-    return LiveSession(
-        None, engine=make_engine(model, "streaming", decode, prefixes), pause=options.pause,
-        max_utterance=options.max_utterance, sample_rate=options.sample_rate, channels_last=True, vad=vad,
+        return WindowSession(StreamingTranscriber.on_decoder(decoder, decode, sample_rate=options.sample_rate))
+    return LiveSession.on_engine(
+        make_engine(model, "streaming", decode, prefixes), pause=options.pause, max_utterance=options.max_utterance,
+        sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 
 

@@ -6,9 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-import mlx_qwen3asr as mq
+from mlx_qwen3asr.audio import SAMPLE_RATE
 from mlx_qwen3asr.audio.samples import MAX_CHANNELS
-from mlx_qwen3asr.options import hotword_list
+from mlx_qwen3asr.options import DecodeOptions, hotword_list
 from mlx_qwen3asr.streaming.segmenter import (
     MAX_UTTERANCE_SECONDS,
     MIN_MAX_UTTERANCE_SECONDS,
@@ -34,14 +34,14 @@ class LiveOptions:
     pause: float = PAUSE_SECONDS
     max_utterance: float = MAX_UTTERANCE_SECONDS
     hotwords: tuple[str, ...] = ()  # the `hotwords` query parameter: a comma-separated list
-    sample_rate: int = mq.SAMPLE_RATE  # of the frames sent; the session resamples to 16 kHz
+    sample_rate: int = SAMPLE_RATE  # of the frames sent; the session resamples to 16 kHz
     channels: int = 1  # interleaved in each frame
     numbered: bool = False  # each frame opens with the index of its first sample (live_frames.py)
 
-    def decode_options(self, server_cap: Optional[int], chunk_seconds: float) -> mq.DecodeOptions:
+    def decode_options(self, server_cap: Optional[int], chunk_seconds: float) -> DecodeOptions:
         """What the session decodes with; `chunk_seconds`: the served model's longest chunk (limits.py)."""
         tokens = capped_tokens(self.max_new_tokens, server_cap, chunk_seconds)
-        return mq.DecodeOptions(self.language, self.prompt, tokens, self.hotwords)
+        return DecodeOptions(self.language, self.prompt, tokens, self.hotwords)
 
 
 def _number(query, name: str, default: float, minimum: float, integer: bool = False, maximum=math.inf) -> float:
@@ -61,7 +61,7 @@ def _number(query, name: str, default: float, minimum: float, integer: bool = Fa
 
 def _audio_format(query, engine: str) -> tuple[int, int, bool]:
     """(sample_rate, channels, numbered) of the frames the client will send."""
-    rate = _number(query, "sample_rate", mq.SAMPLE_RATE, 8000, True, 384000)  # telephone to studio rates
+    rate = _number(query, "sample_rate", SAMPLE_RATE, 8000, True, 384000)  # telephone to studio rates
     channels = _number(query, "channels", 1, 1, True, MAX_CHANNELS)
     if (numbered := query.get("numbered", "false")) not in ("true", "false"):
         raise APIError(400, f"numbered must be true or false, got {numbered!r}", param="numbered")

@@ -2,7 +2,7 @@
 
     json          {"text": ...}
     text          the text and a newline                      (text/plain)
-    srt / vtt     subtitles, one cue per decoded chunk         (mlx_qwen3asr.formats.FORMATS)
+    srt / vtt     subtitles, one cue per decoded chunk         (mlx_qwen3asr.outputs.formats.FORMATS)
     verbose_json  {"task", "language", "duration", "text", "segments": [{"id", "start", "end", "text",
                    "tokens", "temperature", "language"}]}, and with timestamp_granularities[]=word
                   "words": [{"word", "start", "end"}] (every segment's, in file time); a server started
@@ -22,13 +22,13 @@ import math
 
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import FORMATS
+from mlx_qwen3asr.outputs.formats import FORMATS
+from mlx_qwen3asr.result import Transcription
 
 _TEXT_FORMATS = {"text": ("txt", "text/plain"), "srt": ("srt", "text/plain"), "vtt": ("vtt", "text/vtt")}
 
 
-def render(result: mq.Transcription, response_format: str, duration: float, words: bool = False) -> Response:
+def render(result: Transcription, response_format: str, duration: float, words: bool = False) -> Response:
     if response_format == "json":
         return JSONResponse({"text": result.text})
     if response_format == "verbose_json":
@@ -39,7 +39,7 @@ def render(result: mq.Transcription, response_format: str, duration: float, word
     return PlainTextResponse(FORMATS[writer](result), media_type=media_type)
 
 
-def verbose(result: mq.Transcription, duration: float, words: bool = False) -> dict:
+def verbose(result: Transcription, duration: float, words: bool = False) -> dict:
     segments = [
         {"id": i, "start": round(s.start, 3), "end": round(s.end, 3), "text": s.text,
          "tokens": list(s.token_ids), "temperature": 0.0, "language": s.language, **_speaker(s)}
@@ -53,14 +53,14 @@ def verbose(result: mq.Transcription, duration: float, words: bool = False) -> d
     return body
 
 
-def diarized(result: mq.Transcription, duration: float) -> dict:
+def diarized(result: Transcription, duration: float) -> dict:
     """OpenAI's diarized_json: the text, and one segment per stretch of one speaker."""
     usage = {"type": "duration", "seconds": math.ceil(duration)}  # what OpenAI bills: whole seconds
     return {"task": "transcribe", "duration": round(duration, 3), "text": result.text, "segments": segment_events(result),
             "usage": usage}  # fmt: skip
 
 
-def segment_events(result: mq.Transcription) -> list[dict]:
+def segment_events(result: Transcription) -> list[dict]:
     """diarized_json's segments (those with text), which are also the stream's "transcript.text.segment" events."""
     spoken = [s for s in result.segments if s.text.strip()]
     return [{"type": "transcript.text.segment", "id": f"seg_{i}", "start": round(s.start, 3), "end": round(s.end, 3),

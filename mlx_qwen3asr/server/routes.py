@@ -18,9 +18,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.options import OptionError
-from mlx_qwen3asr.transcribe import join_texts
+from mlx_qwen3asr.audio import SAMPLE_RATE
+from mlx_qwen3asr.decode.transcribe import join_texts
+from mlx_qwen3asr.options import DecodeOptions, OptionError
 
 from .disconnect import ClientGone, DisconnectWatch, cancel_all
 from .errors import APIError, server_failure
@@ -51,8 +51,8 @@ async def transcriptions(request: Request) -> Response:
     state: ServerState = request.app.state.server
     fields = await read_request(request, state.has_aligner, state.has_diarizer)
     wave = await run_in_threadpool(decode_audio, fields.audio, fields.filename, state.max_audio_seconds)
-    duration = len(wave) / mq.SAMPLE_RATE
-    options = mq.DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
+    duration = len(wave) / SAMPLE_RATE
+    options = DecodeOptions(fields.language, fields.prompt, state.max_new_tokens, fields.hotwords)
     await run_in_threadpool(checked_options, state, options)  # tokenizing a long prompt takes a while
     if fields.stream:
         loop, segments = asyncio.get_running_loop(), asyncio.Queue()
@@ -75,7 +75,7 @@ async def transcriptions(request: Request) -> Response:
     return render(result, fields.response_format, duration, fields.words)
 
 
-def checked_options(state: ServerState, options: mq.DecodeOptions) -> mq.DecodeOptions:
+def checked_options(state: ServerState, options: DecodeOptions) -> DecodeOptions:
     """`options` when the served model can be asked them (DecodeOptions.check: its family's languages, the
     `prompt` field's length), else APIError 400 naming the field (blocking: tokenizes the prompt)."""
     with state.tokenizing:

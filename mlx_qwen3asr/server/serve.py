@@ -17,14 +17,18 @@ from typing import Optional
 
 import numpy as np
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.families import require_task
-from mlx_qwen3asr.load import DEFAULT_MODEL, DTYPES
-from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES
-from mlx_qwen3asr.pyannote.config import DEFAULT_DIARIZER
+from mlx_qwen3asr.audio import SAMPLE_RATE
+from mlx_qwen3asr.decode.prefix_cache import DEFAULT_MAX_BYTES
+from mlx_qwen3asr.decode.transcribe import transcribe
+from mlx_qwen3asr.families.aligner.aligner import align
+from mlx_qwen3asr.families.pyannote.config import DEFAULT_DIARIZER
+from mlx_qwen3asr.families.registry import require_task
+from mlx_qwen3asr.loading.load import DEFAULT_MODEL, DTYPES, load
+from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.runtime.lifecycle import releases_mlx_streams
-from mlx_qwen3asr.silero_vad import VAD_CHOICES
+from mlx_qwen3asr.streaming import LiveSession
+from mlx_qwen3asr.vad import VAD_CHOICES, vad_by_name
 
 from .limits import CLIENT_TIMEOUT_SECONDS, DEFAULT_MAX_AUDIO_SECONDS, SHUTDOWN_GRACE_SECONDS
 from .transcription import ServedModels
@@ -137,21 +141,19 @@ def load_and_warm(
 ) -> ServedModels:
     """Runs on the worker thread: the first request then pays no compile or allocation cost (and
     finds the prompt head without a context already computed)."""
-    model = mq.load(model_path, dtype=dtype)
+    model = load(model_path, dtype=dtype)
     require_task(model, "transcribe", f"--model {model_path}")
-    served = ServedModels(model, prefix_bytes=prefix_bytes, vad=mq.vad_by_name(vad), vad_files=vad_files)
-    noise = np.random.default_rng(0).normal(0.0, 0.1, mq.SAMPLE_RATE).astype(np.float32)
-    mq.transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
-    live = mq.LiveSession(
-        model, mq.DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad
-    )
+    served = ServedModels(model, prefix_bytes=prefix_bytes, vad=vad_by_name(vad), vad_files=vad_files)
+    noise = np.random.default_rng(0).normal(0.0, 0.1, SAMPLE_RATE).astype(np.float32)
+    transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
+    live = LiveSession(model, DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad)
     live.warm_up()  # the live path too
     if aligner_path is not None:
-        served.aligner = mq.load(aligner_path, dtype=dtype)
+        served.aligner = load(aligner_path, dtype=dtype)
         require_task(served.aligner, "align", f"--aligner {aligner_path}")
-        mq.align(noise, "warm up", served.aligner, "English")
+        align(noise, "warm up", served.aligner, "English")
     if diarizer_path is not None:
-        served.diarizer = mq.load(diarizer_path)
+        served.diarizer = load(diarizer_path)
         require_task(served.diarizer, "diarize", f"--diarize {diarizer_path}")
         served.diarizer.diarize(noise)
     return served

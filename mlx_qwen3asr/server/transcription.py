@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
+from mlx.nn import Module
 
-import mlx_qwen3asr as mq
-from mlx_qwen3asr.audio.vad import VoiceDetector
-from mlx_qwen3asr.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
-from mlx_qwen3asr.speakers import SpeakerDiarizer, with_speakers
-from mlx_qwen3asr.transcribe import transcribe_checked
+from mlx_qwen3asr.decode.prefix_cache import DEFAULT_MAX_BYTES, PrefixCache
+from mlx_qwen3asr.decode.transcribe import transcribe_checked
+from mlx_qwen3asr.families.aligner.aligner import align_segments
+from mlx_qwen3asr.families.recogniser import Recogniser
+from mlx_qwen3asr.options import DecodeOptions
+from mlx_qwen3asr.outputs.speakers import SpeakerDiarizer, with_speakers
+from mlx_qwen3asr.result import Segment, Transcription
+from mlx_qwen3asr.vad.detector import VoiceDetector
 
 
 @dataclass
@@ -29,8 +33,8 @@ class ServedModels:
     speaker diarizer when --diarize names one, and the speech model's prompt heads by context (an LRU of at most `prefix_bytes`, --prefix-cache-mb):
     every file request and live session with a context already seen skips its prefill."""
 
-    asr: mq.Recogniser
-    aligner: Optional[mq.ForcedAligner] = None
+    asr: Recogniser
+    aligner: Optional[Module] = None  # a forced aligner (require_task checked it)
     diarizer: Optional[SpeakerDiarizer] = None
     prefix_bytes: int = DEFAULT_MAX_BYTES
     vad: Optional[VoiceDetector] = None  # --vad: the live sessions' end-pointer (None: Silero, as LiveSession's)
@@ -45,20 +49,20 @@ class ServedModels:
 class UploadJob:
     """One uploaded file to decode (a POST /v1/audio/transcriptions), queued for the worker thread."""
 
-    wave: np.ndarray  # 16 kHz mono float32, already checked by mq.prepare_audio
-    options: mq.DecodeOptions = mq.DecodeOptions()  # language, context, max_new_tokens
+    wave: np.ndarray  # 16 kHz mono float32, already checked by prepare_audio
+    options: DecodeOptions = DecodeOptions()  # language, context, max_new_tokens
     words: bool = False  # time each word (needs ServedModels.aligner)
     speakers: bool = False  # label segments (and words) with speakers (needs ServedModels.diarizer)
-    on_segment: Optional[Callable[[mq.Segment], None]] = None  # called on the worker thread, in order
+    on_segment: Optional[Callable[[Segment], None]] = None  # called on the worker thread, in order
 
 
 def transcribe_many(
     models: ServedModels, jobs: list[UploadJob], batch_size: int, between_waves: Callable[[], None] = lambda: None
-) -> list[mq.Transcription]:
+) -> list[Transcription]:
     """Decode the jobs' chunks together, `batch_size` per wave; between_waves runs after each wave
     and after each job's alignment."""
 
-    def segment_done(index: int, segment: mq.Segment) -> None:
+    def segment_done(index: int, segment: Segment) -> None:
         if jobs[index].on_segment is not None:
             jobs[index].on_segment(segment)
 
@@ -69,7 +73,7 @@ def transcribe_many(
     )  # fmt: skip
     for index, (job, result) in enumerate(zip(jobs, results)):
         if job.words:
-            mq.align_segments(result.segments, job.wave, models.aligner)
+            align_segments(result.segments, job.wave, models.aligner)
             between_waves()
         if job.speakers:
             results[index] = with_speakers(result, models.diarizer.diarize(job.wave))

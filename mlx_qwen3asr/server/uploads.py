@@ -22,7 +22,7 @@ import numpy as np
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
-import mlx_qwen3asr as mq
+from mlx_qwen3asr.audio import prepare_audio
 from mlx_qwen3asr.audio.ffmpeg import UndecodableAudio
 from mlx_qwen3asr.options import hotword_list
 
@@ -101,7 +101,7 @@ def decode_audio(data: bytes, filename: str, max_seconds: Optional[float] = None
         with open(path, "wb") as f:
             f.write(data)
         try:
-            wave = mq.prepare_audio(path, max_seconds=max_seconds)
+            wave = prepare_audio(path, max_seconds=max_seconds)
         except UndecodableAudio as e:
             logging.getLogger("mlx_qwen3asr.server").info("%r: %s", filename, str(e).replace(path, "upload"))
             message = f"The uploaded file {filename!r} is not audio the server can decode: send WAV, mp3, m4a, ogg, flac or webm"

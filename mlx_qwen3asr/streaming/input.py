@@ -1,5 +1,5 @@
 """What streaming does to incoming audio before any model sees it: hold it (SampleBuffer; HeldSamples
-with their speech flags), and tell speech from quiet per 100 ms frame (from per-sample flags: audio/vad.py's
+with their speech flags), and tell speech from quiet per 100 ms frame (from per-sample flags: vad/energy.py's
 rule's or the caller's VAD's). (Blocks are made 16 kHz mono float32 first by audio.SampleStream.)"""
 
 from typing import Optional

@@ -31,17 +31,19 @@ Decisions depend on sample counts only, never on a clock or on how the audio was
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Optional
+from typing import Optional, TypedDict
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.samples import SampleStream
-from ..audio.vad import DEAD_PEAK, FRAME, VoiceDetector
+from ..decode.prefix_cache import PrefixCache
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
-from ..silero_vad import load_vad
+from ..runtime.typing import Unpack
+from ..vad import load_vad
+from ..vad.detector import VoiceDetector
+from ..vad.energy import DEAD_PEAK, FRAME
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
@@ -52,49 +54,76 @@ PARTIAL_QUIET_LIMIT = 0.2  # the speaker may be pausing: keep the engine free fo
 REFRESH_SECONDS = 0.5
 
 
+class LiveSettings(TypedDict, total=False):
+    """A live session's settings. pause: seconds without speech that end an utterance (0.6);
+    max_utterance: the longest utterance, cut at its quietest point (20 s); refresh_every: seconds
+    between partials (0.5; None: finals only). sample_rate: the rate of the blocks fed (resampled to
+    16 kHz without seams). A block carries no rate, so the session cannot know it: give it here, or
+    other rates are heard as 16 kHz; `feed(block, rate=...)` overrides it for one block (a device
+    reopened at another rate). channels_last: 2-D blocks are [frames, channels] (a sound card's),
+    whatever their shape; else the layout rule of audio/samples.py decides. vad: which frames are
+    speech: Silero VAD (None makes one, mq.load_vad(): the app's and the server's default too, so the
+    same audio gives the same commits everywhere), or mq.EnergyVad() for vad/energy.py's level rule
+    (`--vad energy`). stats: where the numbers go (LiveStats); clock: a test seam (a fake clock)."""
+
+    pause: float
+    max_utterance: float
+    refresh_every: Optional[float]
+    sample_rate: int
+    channels_last: bool
+    vad: Optional[VoiceDetector]
+    stats: Optional[LiveStats]
+    clock: Callable[[], float]
+
+
 class LiveSession:
     """One live transcription session. Not thread-safe: feed it from one thread."""
 
     def __init__(
         self,
-        model: Optional[Recogniser],
+        model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
+        *,
+        partials: str = "streaming",
+        prefix_cache: Optional[PrefixCache] = None,
+        **settings: Unpack[LiveSettings],
+    ) -> None:
+        """The checking constructor: `options` checked against `model` (once), its utterance engine made.
+        partials: "streaming" (library streaming engine), "offline" (re-decode) or "off" (utterances.PARTIALS).
+        prefix_cache: the prompt head's keys and values for every partial and final: computed once
+        for the session (None), from a shared PrefixCache (a server's), or never (PrefixCache.off(model)).
+        settings: LiveSettings (pause, max_utterance, refresh_every, sample_rate, channels_last, vad, ...)."""
+        check_partials(partials)
+        options.check(model)
+        if partials == "off":
+            settings = {**settings, "refresh_every": None}
+        self._start(make_engine(model, partials, options, prefix_cache), **settings)
+
+    @classmethod
+    def on_engine(cls, engine: UtteranceEngine, **settings: Unpack[LiveSettings]) -> "LiveSession":
+        """A session on an utterance engine its caller made, having checked its options against the model
+        (make_engine: the server, whose handshake checks them; a fake in tests). Partials: as the engine
+        gives them, every `refresh_every` seconds (None: finals only)."""
+        session = cls.__new__(cls)
+        session._start(engine, **settings)
+        return session
+
+    def _start(
+        self,
+        engine: UtteranceEngine,
         *,
         pause: float = PAUSE_SECONDS,
         max_utterance: float = MAX_UTTERANCE_SECONDS,
-        partials: str = "streaming",
-        refresh_every: float = REFRESH_SECONDS,
+        refresh_every: Optional[float] = REFRESH_SECONDS,
         sample_rate: int = RATE,
         channels_last: bool = False,
-        prefix_cache: Optional[PrefixCache] = None,
-        engine: Optional[UtteranceEngine] = None,
         vad: Optional[VoiceDetector] = None,
         stats: Optional[LiveStats] = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """partials: "streaming" (library streaming engine), "offline" (re-decode) or "off" (utterances.PARTIALS).
-        sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries no
-        rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz;
-        `feed(block, rate=...)` overrides it for one block (a device reopened at another rate).
-        channels_last: 2-D blocks are [frames, channels] (a sound card's), whatever their shape;
-        else the layout rule of audio/samples.py decides.
-        prefix_cache: the prompt head's keys and values for every partial and final: computed once
-        for the session (None), from a shared PrefixCache (a server's), or never (PrefixCache.off(model)).
-        vad: which frames are speech: Silero VAD (None makes one, mq.load_vad(): the app's and the server's
-        default too, so the same audio gives the same commits everywhere), or mq.EnergyVad() for
-        vad.py's level rule (`--vad energy`); an utterance ends after `pause` seconds it hears no speech in.
-        engine: the utterance engine when the caller made it, having checked the options against the model
-        itself (make_engine: the server, whose handshake checks them; a fake in tests); `model` is then not
-        used. clock: a test seam (a fake clock); stats: where the numbers go."""
-        check_partials(partials)
-        if engine is None:
-            if model is None:
-                raise ValueError("LiveSession needs a model (mlx_qwen3asr.load(...))")
-            options.check(model)
-            engine = make_engine(model, partials, options, prefix_cache)
         self.engine, self.clock = engine, clock
         self.segmenter = Segmenter(pause, max_utterance, voice=(vad or load_vad()).frame_judge(FRAME))
-        self.refresh_every = None if partials == "off" else refresh_every
+        self.refresh_every = refresh_every
         self.stats = stats or LiveStats()
         self.samples = SampleStream(sample_rate, channels_last=channels_last)
         self.committed = ""  # every committed utterance, one per line; only ever grows

@@ -1,7 +1,7 @@
 """Endpointing: 16 kHz samples -> utterances delimited by pauses (voiced frames: vad.py's rule).
 
     samples -> 20 ms frames -> voiced / unvoiced by the frame judge: the level (dBFS) against the adaptive
-               noise floor (vad.py, the default), or Silero VAD's speech state (silero_vad/endpoint.py)
+               noise floor (vad.py, the default), or Silero VAD's speech state (vad/endpoint.py)
     idle: keep the last `preroll` seconds; >= 160 ms voiced within 300 ms opens an utterance that
           starts `preroll` before its first voiced frame (never before the previous utterance's end)
     open: `pause` seconds unvoiced closes it (end = last voiced frame + 0.3 s tail); reaching
@@ -13,13 +13,14 @@ same audio always gives the same utterances (live, replayed at real-time pace, o
 """
 
 from dataclasses import dataclass
-from typing import Optional, Protocol
+from typing import Optional
 
 import numpy as np
 
 from ..audio.samples import SAMPLE_RATE as RATE
 from ..audio.split import quietest
-from ..audio.vad import FRAME, ONSET_FRAMES, PAUSE_SECONDS, EnergyFrames, PauseTracker, frame_db
+from ..vad.detector import FrameJudge
+from ..vad.energy import FRAME, ONSET_FRAMES, PAUSE_SECONDS, EnergyFrames, PauseTracker, frame_db
 from .input import SampleBuffer
 
 MAX_UTTERANCE_SECONDS = 20.0  # longer without a pause: cut at its quietest point
@@ -29,17 +30,6 @@ PREROLL_SECONDS = 0.5  # audio kept before the first voiced frame (soft onsets)
 TAIL_FRAMES = 15  # 0.3 s of the pause stays in the utterance: the model likes a short silent tail
 MIN_SPEECH_FRAMES = 13  # 0.26 s voiced at least, or the utterance is noise
 SEARCH_FRAMES, QUIET_WINDOW = 250, 5  # a long utterance is cut in the quietest 100 ms of its last 5 s
-
-
-class FrameJudge(Protocol):
-    """Says which 20 ms frames are voiced: `push` hears samples and returns the stream position up to
-    which frames can be judged; `is_voiced` is then asked about each frame, in order."""
-
-    floor_db: Optional[float]
-
-    def push(self, samples: np.ndarray) -> int: ...
-
-    def is_voiced(self, index: int, db: float, speaking: bool) -> bool: ...
 
 
 @dataclass
@@ -63,7 +53,7 @@ class Segmenter:
         preroll: float = PREROLL_SECONDS,
         voice: Optional[FrameJudge] = None,
     ) -> None:
-        """voice: which frames are voiced (default: vad.py's energy rule; silero_vad.SpeechFrames: Silero VAD's)."""
+        """voice: which frames are voiced (default: vad/energy.py's rule; vad/endpoint.py's SpeechFrames: Silero VAD's)."""
         if pause < MIN_PAUSE_SECONDS or max_seconds < MIN_MAX_UTTERANCE_SECONDS:
             raise ValueError(
                 f"pause must be >= {MIN_PAUSE_SECONDS} s and max_seconds >= {MIN_MAX_UTTERANCE_SECONDS} s, "

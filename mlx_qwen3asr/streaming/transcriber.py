@@ -12,7 +12,7 @@ off (the text stays the same, only the cost changes).
 Data flow (every `chunk_seconds` of audio is one step):
     pcm -> pending samples -> chunk [chunk_seconds * 16000]
     -> the window: the audio since the window started (at most window_seconds)
-       quiet chunk (no speech by audio/vad.py's rule, or by the flags pushed with it): no decoder
+       quiet chunk (no speech by vad/energy.py's rule, or by the flags pushed with it): no decoder
        run; a window that has heard nothing keeps only the last 0.5 s; CLOSE_PAUSE_SECONDS of
        quiet after speech closes the window, cut 1 s into the pause
     -> decoder run (WindowDecoder) on the whole window audio, the prompt ending in the forced prefix:
@@ -28,23 +28,24 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 
 import time
 from collections.abc import Callable
-from typing import Optional
+from typing import Optional, TypedDict
 
 import numpy as np
 
-from ..answer import read_partial
 from ..audio.samples import SAMPLE_RATE, SampleStream
 from ..audio.split import split_audio
-from ..audio.vad import PauseTracker, VoiceActivity
-from ..generate import Decoding
+from ..decode.answer import read_partial
+from ..decode.generate import Decoding
+from ..decode.prefix_cache import PrefixCache
+from ..decode.transcribe import MIN_SECONDS
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions, token_budget
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
 from ..runtime.allocator import release_window
-from ..transcribe import MIN_SECONDS
+from ..runtime.typing import Unpack
+from ..vad.energy import PauseTracker, VoiceActivity
 from .input import FRAME, HeldSamples, speech_frames
 from .updates import StreamingTuning, Update, Window
-from .window_decoder import Engine, final_text, joined, rollback, window_decoder
+from .window_decoder import Decoder, final_text, joined, rollback, window_decoder
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
 CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its text becomes final
@@ -53,38 +54,72 @@ SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 
 NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
 
 
+class StreamSettings(TypedDict, total=False):
+    """A streaming session's settings. sample_rate: the rate of the blocks fed (resampled to 16 kHz
+    without seams; a block carries no rate, so the session cannot know it: give it here, or other rates
+    are heard as 16 kHz). chunk_seconds: audio per decoder run (0.5 s or more, default 2; shorter =
+    fresher text, more compute). window_seconds / max_prefix_tokens: caps on the audio and forced text
+    one run sees (30 s, 150). rollback_tokens: trailing tokens of the last run left open to revision
+    (the official 5). clock: the clock steps are timed by (a test seam)."""
+
+    sample_rate: int
+    chunk_seconds: float
+    window_seconds: float
+    max_prefix_tokens: int
+    rollback_tokens: int
+    clock: Callable[[], float]
+
+
 class StreamingTranscriber:
     """A live transcription session over one model. Not thread-safe: feed from one thread."""
 
     def __init__(
         self,
-        model: Optional[Recogniser],
+        model: Recogniser,
         options: DecodeOptions = DecodeOptions(),
+        *,
+        tuning: StreamingTuning = StreamingTuning(),
+        prefix_cache: Optional[PrefixCache] = None,
+        **settings: Unpack[StreamSettings],
+    ):
+        """The checking constructor: `options` checked against `model` (once), its window decoder made.
+        options: language, context, hotwords as in `transcribe`; max_new_tokens caps each decoder run
+        (default: the window's token budget; random-weight models, which never stop, need a cap).
+        tuning: the optimisations' switches (tests and benchmarks).
+        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (None:
+        computed once for this session; a PrefixCache: shared with others; PrefixCache.off(model):
+        prefilled within the session's first prompt and kept when kv_reuse is on, within every prompt
+        when it is off). settings: StreamSettings (sample_rate, chunk_seconds, ...)."""
+        options.check(model)
+        self._start(window_decoder(model, options, tuning, prefix_cache), options, tuning, **settings)
+
+    @classmethod
+    def on_decoder(
+        cls,
+        decoder: Decoder,
+        options: DecodeOptions = DecodeOptions(),
+        tuning: StreamingTuning = StreamingTuning(),
+        **settings: Unpack[StreamSettings],
+    ) -> "StreamingTranscriber":
+        """A session on a window decoder its caller made with these options, having checked them
+        (window_decoder: a live session's streaming engine, the server after its handshake; a test's fake)."""
+        stream = cls.__new__(cls)
+        stream._start(decoder, options, tuning, **settings)
+        return stream
+
+    def _start(
+        self,
+        decoder: Decoder,
+        options: DecodeOptions,
+        tuning: StreamingTuning,
         *,
         sample_rate: int = SAMPLE_RATE,
         chunk_seconds: float = 2.0,
         window_seconds: float = 30.0,
         max_prefix_tokens: int = 150,
         rollback_tokens: int = 5,
-        tuning: StreamingTuning = StreamingTuning(),
-        prefix_cache: Optional[PrefixCache] = None,
-        engine: Optional[Engine] = None,
         clock: Callable[[], float] = time.perf_counter,
-    ):
-        """options: language, context, hotwords as in `transcribe`; max_new_tokens caps each decoder run
-        (default: the window's token budget; random-weight models, which never stop, need a cap).
-        sample_rate: the rate of the blocks fed (resampled to 16 kHz without seams). A block carries
-        no rate, so the session cannot know it: give it here, or other rates are heard as 16 kHz.
-        chunk_seconds: audio per decoder run (0.5 s or more; shorter = fresher text, more compute).
-        window_seconds / max_prefix_tokens: caps on the audio and forced text one run sees.
-        rollback_tokens: trailing tokens of the last run left open to revision (the official 5).
-        tuning: the optimisations' switches (tests and benchmarks).
-        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (None:
-        computed once for this session; a PrefixCache: shared with others; PrefixCache.off(model):
-        prefilled within the session's first prompt and kept when kv_reuse is on, within every prompt
-        when it is off).
-        engine, clock: the decoder (default: window_decoder on model; given, the options are not checked again), the clock.
-        """
+    ) -> None:
         if chunk_seconds < 0.5:
             raise ValueError(f"chunk_seconds must be at least 0.5, got {chunk_seconds}")
         if window_seconds < max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds):
@@ -93,12 +128,7 @@ class StreamingTranscriber:
                 f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}"
             )
         self.options, self.language = options, options.language
-        if engine is None:
-            if model is None:
-                raise ValueError("StreamingTranscriber needs a model (mlx_qwen3asr.load(...))")
-            options.check(model)
-            engine = window_decoder(model, options, tuning, prefix_cache)
-        self.engine, self.tuning, self.clock, self.sample_rate = engine, tuning, clock, sample_rate
+        self.decoder, self.tuning, self.clock, self.sample_rate = decoder, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))
         self.window_samples = int(window_seconds * SAMPLE_RATE)
         self.max_prefix_tokens, self.rollback_tokens = max_prefix_tokens, rollback_tokens
@@ -122,7 +152,7 @@ class StreamingTranscriber:
         """feed() of samples already 16 kHz mono float32 (a LiveSession's, converted once): whole chunks
         are stepped as they lie in `samples`; only a chunk's unfinished start waits in `pending`.
         voiced: the samples' speech flags (one per sample) from the caller's voice detector, which has
-        judged them already (a LiveSession's segmenter); None: audio/vad.py's rule judges them here, as
+        judged them already (a LiveSession's segmenter); None: vad/energy.py's rule judges them here, as
         each step takes them. A session's blocks all come with flags, or none do."""
         if voiced is not None and len(voiced) != len(samples):
             raise ValueError(f"voiced needs one flag per sample: {len(voiced)} flags for {len(samples)} samples")
@@ -162,15 +192,15 @@ class StreamingTranscriber:
         window = self.window
         extends = len(window.audio) <= len(audio) and np.array_equal(window.audio, audio[: len(window.audio)])
         if not extends:
-            self.engine.reset()  # its cached encoder windows are of other audio
+            self.decoder.reset()  # its cached encoder windows are of other audio
         draft = window.raw if self.committed == "" else []  # other windows' ids begin mid-text: no draft
-        result = self.engine.decode(audio, [], draft, max_new_tokens)
+        result = self.decoder.decode(audio, [], draft, max_new_tokens)
         if not extends:
-            self.engine.reset()  # nor are this audio's those of the window that goes on
+            self.decoder.reset()  # nor are this audio's those of the window that goes on
         return result
 
     def _new_window(self, audio: np.ndarray, voiced: np.ndarray) -> None:
-        self.engine.reset()
+        self.decoder.reset()
         release_window()  # the closed window's buffers: kept, windows of other sizes would pile them up
         pauses = PauseTracker(CLOSE_PAUSE_SECONDS, frame=1, onset=(1, 1))  # its frames are flags past an onset
         self.window = Window(self.committed, np.zeros(0, np.float32), [], [], np.zeros(0, bool), pauses)
@@ -230,7 +260,7 @@ class StreamingTranscriber:
         window = self.window
         if window.decodes < UNFIXED_DECODES:
             return list(window.committed)
-        return rollback(self.engine.tokenizer, window.raw, self.rollback_tokens, len(window.committed))
+        return rollback(self.decoder.tokenizer, window.raw, self.rollback_tokens, len(window.committed))
 
     def _run(self) -> Decoding:
         """One decoder run on the window: its output replaces window.raw."""
@@ -239,7 +269,7 @@ class StreamingTranscriber:
         if self.options.max_new_tokens is not None:
             budget = min(budget, self.options.max_new_tokens)
         start = self.clock()
-        result = self.engine.decode(window.audio, prefix, window.raw[len(prefix) :], budget)
+        result = self.decoder.decode(window.audio, prefix, window.raw[len(prefix) :], budget)
         self._compute += self.clock() - start
         self._steps += 1
         window.raw, window.committed = prefix + list(result.token_ids), prefix
@@ -268,9 +298,9 @@ class StreamingTranscriber:
 
     def _commit(self, final: bool) -> None:
         window = self.window
-        language, text = read_partial(self.engine, window.committed, self.language)
+        language, text = read_partial(self.decoder, window.committed, self.language)
         if final:
-            language, text = final_text(self.engine, window.raw, text, self.language)
+            language, text = final_text(self.decoder, window.raw, text, self.language)
         committed = joined(window.base, text)
         assert committed.startswith(self.committed), "committed text must only grow"
         self.committed = committed
@@ -279,7 +309,7 @@ class StreamingTranscriber:
     def _update(self, before: str) -> Update:
         if self._dirty:  # re-read the window's text only after a decoder run or a new window
             window = self.window
-            language, text = read_partial(self.engine, window.raw, self.language)
+            language, text = read_partial(self.decoder, window.raw, self.language)
             current = joined(window.base, text)
             assert current.startswith(self.committed), "the hypothesis must extend the committed text"
             self._tentative = current[len(self.committed) :]

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..audio.vad import PauseTracker
+from ..vad.energy import PauseTracker
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Window:
     audio: np.ndarray
     raw: list[int]  # the last run's ids: language header + text
     committed: list[int]  # the forced (final) part of raw
-    voiced: np.ndarray  # per sample of audio: speech (audio/vad.py's rule, or the caller's flags)
+    voiced: np.ndarray  # per sample of audio: speech (vad/energy.py's rule, or the caller's flags)
     pauses: PauseTracker  # over its 100 ms frames (quiet counted in samples); speaking once one was loud
     decodes: int = 0
 

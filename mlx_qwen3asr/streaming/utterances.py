@@ -3,7 +3,7 @@
     UtteranceEngine.partial(audio of the open utterance so far, its speech flags) -> tentative text (shown dimmed)
     UtteranceEngine.final(audio of a finished utterance)        -> committed text
 
-`final` is always `mlx_qwen3asr.transcribe(audio, model, ...).text`, so what a live session commits is
+`final` is always `mlx_qwen3asr.decode.transcribe(audio, model, ...).text`, so what a live session commits is
 exactly what offline transcription gives for the same utterance. Partials come from the library's
 streaming engine when it is there (it feeds only the new audio, with the speech flags the session's
 voice detector gave it: voice is judged once), else from `transcribe` on the audio so far (cost grows
@@ -14,7 +14,7 @@ transcribe's (the utterance as one chunk, the same prompt, the same stop rules a
 no forced prefix), but the last partial's tokens are the draft of one verification pass (the
 model's own choice after each of them: the longest agreeing run is accepted, the first
 disagreement is the model's next token, greedy steps go on from there), and the encoder windows
-the partials already encoded are kept while their input is provably unchanged (qwen3asr/encoder_cache.py's
+the partials already encoded are kept while their input is provably unchanged (families/qwen3_asr/encoder_cache.py's
 rule). The tokens are transcribe's: a verification pass computes the same logits as step-by-step
 decoding, up to float round-off in the products' blocking (~1e-6 relative), which changes a greedy
 choice only where two tokens tie that closely. Cost: when the partial was right, the final is
@@ -26,13 +26,13 @@ from typing import Optional, Protocol
 
 import numpy as np
 
-from ..answer import heard_answer
 from ..audio.samples import SAMPLE_RATE as RATE
-from ..generate import Decoding
+from ..decode.answer import heard_answer
+from ..decode.generate import Decoding
+from ..decode.prefix_cache import PrefixCache, prefix_cache_for
+from ..decode.transcribe import has_speech, transcribe_checked
+from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache, prefix_cache_for
-from ..recogniser import Recogniser
-from ..transcribe import has_speech, transcribe_checked
 from .transcriber import StreamingTranscriber
 from .window_decoder import window_decoder
 
@@ -129,16 +129,13 @@ class StreamingEngine(OfflineEngine):
         super().__init__(model, options, prefix_cache)
         self.reuse = reuse
         self.last_final: Optional[Decoding] = None  # the last reusing final's decode (tests, benchmarks)
-        self._stream = StreamingTranscriber(  # the session checked the options: its decoder is given
-            None,
-            options,
-            chunk_seconds=STREAM_CHUNK_SECONDS,
-            engine=window_decoder(model, options, prefix_cache=self.prefixes),
+        self._stream = StreamingTranscriber.on_decoder(  # the session checked the options: its decoder is given
+            window_decoder(model, options, prefix_cache=self.prefixes), options, chunk_seconds=STREAM_CHUNK_SECONDS
         )
         self._fed = 0
 
     def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str:
-        """voiced None (a caller without a VAD): the stream judges voice by audio/vad.py's energy rule."""
+        """voiced None (a caller without a VAD): the stream judges voice by vad/energy.py's energy rule."""
         if len(audio) < self._fed:  # a new utterance without a final in between (never expected)
             self._restart()
         new = slice(self._fed, self._fed + (len(audio) - self._fed) // self._stream.chunk * self._stream.chunk)

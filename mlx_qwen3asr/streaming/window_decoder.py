@@ -14,7 +14,7 @@
 
 Each optimisation is a constructor switch so tests can check that on and off give the same tokens.
 
-A window's ids read as text by the decode tail (answer.py): `read_partial` (append-only: the text of a
+A window's ids read as text by the decode tail (decode/answer.py): `read_partial` (append-only: the text of a
 prefix of the ids is a prefix of the text), `final_text` (the official parse once the window is
 closed, when it extends what is committed), and `rollback` (the prefix rule's "minus the last K
 tokens, not inside a UTF-8 character").
@@ -26,14 +26,14 @@ from typing import Optional, Protocol
 import mlx.core as mx
 import numpy as np
 
-from ..answer import Reader, read_answer, read_partial
-from ..generate import Decoding, StopRules, choices, decode
-from ..model.cache import KVCache, trim_cache
+from ..decode.answer import Reader, read_answer, read_partial
+from ..decode.generate import Decoding, StopRules, choices, decode
+from ..decode.prefix_cache import PrefixCache, prefix_cache_for
+from ..families.recogniser import Recogniser, encode_audio
+from ..layers.cache import KVCache, trim_cache
 from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache, prefix_cache_for
-from ..recogniser import Recogniser, encode_audio
-from ..script import join_text
-from ..tokenizer import Tokenizer
+from ..text.script import join_text
+from ..text.tokenizer import Tokenizer
 from .updates import StreamingTuning
 
 
@@ -47,7 +47,7 @@ def final_text(reader: Reader, ids: Sequence[int], committed: str, forced_langua
 
 
 def joined(base: str, text: str) -> str:
-    """The session text `base` followed by a window's text, joined by script (script.py)."""
+    """The session text `base` followed by a window's text, joined by script (text/script.py)."""
     return join_text(base, text)
 
 
@@ -60,9 +60,9 @@ def rollback(tokenizer, ids: Sequence[int], n: int, floor: int) -> list[int]:
     return list(ids[:end])
 
 
-class Engine(Reader, Protocol):
-    """What the transcriber needs from a decoder (WindowDecoder below; tests inject fakes): a Reader
-    of its ids, and decode/reset."""
+class Decoder(Reader, Protocol):
+    """What StreamingTranscriber needs from its window decoder (WindowDecoder below; tests pass fakes):
+    a Reader of its ids, and decode/reset."""
 
     def decode(
         self, audio: np.ndarray, prefix: Sequence[int], draft: Sequence[int], max_new_tokens: int

@@ -15,33 +15,18 @@ from typing import Optional
 
 import numpy as np
 
-from ..audio.samples import SAMPLE_RATE
-from ..options import DecodeOptions
-from ..prefix_cache import PrefixCache
-from ..recogniser import Recogniser
 from .events import Event
 from .live_stats import LiveStats
 from .transcriber import StreamingTranscriber, Update
-from .window_decoder import Engine
 
 
 class WindowSession:
     """feed/finish like LiveSession's, on a StreamingTranscriber. Not thread-safe."""
 
-    def __init__(
-        self,
-        model: Optional[Recogniser],
-        options: DecodeOptions = DecodeOptions(),
-        prefix_cache: Optional[PrefixCache] = None,
-        sample_rate: int = SAMPLE_RATE,
-        decoder: Optional[Engine] = None,
-    ) -> None:
-        """prefix_cache, sample_rate (of the blocks fed): as StreamingTranscriber's. decoder: the window
-        decoder when the caller made it (window_decoder), having checked the options against the model
-        (the server's handshake does); `model` is then not used."""
-        self.stream = StreamingTranscriber(
-            model, options, prefix_cache=prefix_cache, sample_rate=sample_rate, engine=decoder
-        )
+    def __init__(self, stream: StreamingTranscriber) -> None:
+        """stream: the session's StreamingTranscriber, built (StreamingTranscriber(model, options) checks
+        them; StreamingTranscriber.on_decoder(...) takes a decoder made after the caller's check)."""
+        self.stream = stream
         self.committed = ""  # all committed text; only ever grows
         self.stats = LiveStats()  # audio_seconds, compute_seconds, language, commits
         self._until = 0.0  # session seconds at the last commit

@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from ..layout import hf_name
+from ..families.qwen3_asr.layout import hf_name
 from .tensors import TensorSpec
 
 # Source: transformers 5.23.0 from PyPI, models/qwen3_asr/{modeling,configuration}_qwen3_asr.py, and

@@ -24,8 +24,8 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..layout import SIDE_FILES
-from ..qwen3asr.config import conv_stem_length
+from ..families.qwen3_asr.config import conv_stem_length
+from ..loading.layout import SIDE_FILES
 from .hf_layout import HF_GENERATION_CONFIG, hf_config, hf_specs
 from .tensors import TensorSpec, plan_shards, write_index, write_safetensors
 

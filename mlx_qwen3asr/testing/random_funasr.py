@@ -5,7 +5,7 @@ random_checkpoint.py: the dev-only golden script runs it in the torch environmen
       -> funasr_specs(config): the tensors of FunAsrNanoForConditionalGeneration, in module order
          (encoder, decoder, adaptor; no tied lm_head: save_pretrained drops it)
       -> model.safetensors (bf16, {"format": "pt"}) + config.json + the processor/tokenizer files
-         (funasr/hf/; tokenizer.json rebuilt from its template + Qwen3's vocab.json / merges.txt, the
+         (families/fun_asr_nano/hf/; tokenizer.json rebuilt from its template + Qwen3's vocab.json / merges.txt, the
          same bytes as ../qwen3-asr-0.6b's)
 
 Scales keep activations O(1) so that greedy decoding varies with the audio and the prompt: He-like
@@ -24,7 +24,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from ..funasr.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
+from ..families.fun_asr_nano.release import COPIED_FILES, RELEASE_DIR, release_config, write_tokenizer_json
 from .random_checkpoint import FIXTURES_DIR as QWEN3_FILES_DIR
 from .random_checkpoint import TINY_TEXT, _linear, _norm, _text_specs  # the same tiny decoder as Qwen3-ASR's
 from .tensors import TensorSpec, write_safetensors
@@ -41,7 +41,7 @@ PathLike = Union[str, Path]
 
 
 def real_funasr_config() -> dict:
-    """The Fun-ASR-Nano-2512 "-hf" config.json (mlx_qwen3asr/funasr/hf/config.json)."""
+    """The Fun-ASR-Nano-2512 "-hf" config.json (mlx_qwen3asr/families/fun_asr_nano/hf/config.json)."""
     return release_config()
 
 

@@ -32,8 +32,8 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.align.aligner import align_wave, timestamp_classes
-from mlx_qwen3asr.align.units import split_units
+from mlx_qwen3asr.families.aligner.aligner import align_wave, timestamp_classes
+from mlx_qwen3asr.families.aligner.units import split_units
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.clips import speech
 from scripts.bench.common import CACHE_DIR, ROOT, random_aligner

@@ -14,7 +14,7 @@ import time
 import mlx.core as mx
 import mlx.nn as nn
 
-from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
+from mlx_qwen3asr.families.qwen3_asr.encoder import n_audio_tokens
 
 Product = tuple[mx.array, nn.Module]  # (input rows, a layer whose `weight` multiplies them)
 

@@ -29,8 +29,8 @@ from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.split import split_audio
-from mlx_qwen3asr.generate import StopRules, decode_steps
-from mlx_qwen3asr.recogniser import encode_audios
+from mlx_qwen3asr.decode.generate import StopRules, decode_steps
+from mlx_qwen3asr.families.recogniser import encode_audios
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, blas_libraries, console, machine, random_checkpoint

@@ -23,8 +23,8 @@ from rich.table import Table
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.features import log_mel_spectrogram
-from mlx_qwen3asr.model import decoder
-from mlx_qwen3asr.qwen3asr import encoder
+from mlx_qwen3asr.families.qwen3_asr import encoder
+from mlx_qwen3asr.layers import decoder
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.clips import clip
 from scripts.bench.common import CACHE_DIR, console, random_checkpoint

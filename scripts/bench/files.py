@@ -51,7 +51,11 @@ def clips(folder: Path, count: int, seconds: float) -> float:
 
 def one_run(inputs: Path, model: Path, out: Path, args, runner):
     summary = mq.transcribe_files(
-        [inputs], model, out, formats=["txt"], options=mq.DecodeOptions(max_new_tokens=args.tokens), runner=runner
+        [inputs],
+        mq.FolderSpec(model, mq.DecodeOptions(max_new_tokens=args.tokens)),
+        out,
+        formats=["txt"],
+        runner=runner,
     )
     assert summary.done == args.files and summary.failed == 0, summary
     return summary

@@ -94,8 +94,10 @@ def replay(model, wav: Path, args, recorder: Recorder):
     options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
     blocks = make_queue()
     engine = TimedEngine(make_engine(model, args.partials, options, reuse=args.finals == "reuse"))
-    live = mq.LiveSession(
-        None, options, pause=args.pause, partials=args.partials, channels_last=True, engine=engine
+    options.check(model)
+    finals_only = {"refresh_every": None} if args.partials == "off" else {}
+    live = mq.LiveSession.on_engine(
+        engine, pause=args.pause, channels_last=True, **finals_only
     )  # FileSource blocks are [n, 1], as the app's
     live.warm_up()
 

@@ -16,7 +16,7 @@ import time
 import mlx.core as mx
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr import generate
+from mlx_qwen3asr.decode import generate
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.prefix import AUDIO, context_of
 

@@ -33,9 +33,9 @@ import mlx.core as mx
 from rich.table import Table
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.convert import Recipe, convert
-from mlx_qwen3asr.generate import generate_steps
-from mlx_qwen3asr.recogniser import encode_audio
+from mlx_qwen3asr.decode.generate import generate_steps
+from mlx_qwen3asr.families.recogniser import encode_audio
+from mlx_qwen3asr.loading.convert import Recipe, convert
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.bare_products import limits
 from scripts.bench.clips import clip

@@ -27,9 +27,9 @@ import numpy as np
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.audio.split import split_audio
-from mlx_qwen3asr.generate import prefill
-from mlx_qwen3asr.prefix_cache import PrefixCache
-from mlx_qwen3asr.recogniser import encode_audios
+from mlx_qwen3asr.decode.generate import prefill
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
+from mlx_qwen3asr.families.recogniser import encode_audios
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from scripts.bench.common import CACHE_DIR, ROOT, random_checkpoint
 

@@ -30,8 +30,8 @@ import mlx.core as mx
 import numpy as np
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
 from mlx_qwen3asr.options import DecodeOptions
-from mlx_qwen3asr.prefix_cache import PrefixCache
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import WindowDecoder
@@ -64,7 +64,7 @@ def speech(seconds: float, seed: int = 0) -> np.ndarray:
 
 @dataclass
 class Counts:
-    """What the decoder runs did, read through the transcriber's engine seam."""
+    """What the decoder runs did, read through the transcriber's decoder (on_decoder)."""
 
     runs: int = 0
     draft_offered: int = 0
@@ -72,7 +72,7 @@ class Counts:
     prefilled: int = 0
 
 
-class CountingEngine:
+class CountingDecoder:
     def __init__(self, inner: WindowDecoder):
         self.inner, self.tokenizer, self.counts = inner, inner.tokenizer, Counts()
 
@@ -106,9 +106,10 @@ def stream(model, audio: np.ndarray, switches: dict, args, minutes_to_mark=()) -
     inner = WindowDecoder(
         model, options, **switches, stop_loops=tuning.stop_loops, prefixes=PrefixCache.off(model)
     )  # the head prefilled with the first prompt, as the window engine did before PrefixCache
-    engine = CountingEngine(inner)
-    transcriber = StreamingTranscriber(model, options, chunk_seconds=args.chunk, tuning=tuning, engine=engine)
-    chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=engine.counts)
+    decoder = CountingDecoder(inner)
+    options.check(model)
+    transcriber = StreamingTranscriber.on_decoder(decoder, options, tuning, chunk_seconds=args.chunk)
+    chunk, run = int(args.chunk * mq.SAMPLE_RATE), Run(counts=decoder.counts)
     for start in range(0, len(audio), chunk):
         minute = start // (60 * mq.SAMPLE_RATE)
         if start % (60 * mq.SAMPLE_RATE) < chunk and minute + 1 in minutes_to_mark:

@@ -29,9 +29,9 @@ from typing import Optional
 import numpy as np
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.audio.vad import FRAME
+from mlx_qwen3asr.families.silero.model import CONTEXT, WINDOW
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
-from mlx_qwen3asr.silero_vad.model import CONTEXT, WINDOW
+from mlx_qwen3asr.vad.energy import FRAME
 from scripts.bench.common import ROOT, machine
 
 RATE = mq.SAMPLE_RATE

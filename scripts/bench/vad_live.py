@@ -2,7 +2,7 @@
 Silero VAD, replaying tests/fixtures/silero_vad's clips (speech, speech in noise, noise, hum, clicks,
 typing, tones, the 62 s clip) and a fan switching on in a quiet room.
 
-    clip -> 30 ms blocks at real-time pace on a fake clock -> LiveSession(engine=a free fake engine, vad=...)
+    clip -> 30 ms blocks at real-time pace on a fake clock -> LiveSession.on_engine(a free fake engine, vad=...)
     -> commits (and how many were noise: on a clip without speech every commit is), latency = commit
        time - the end of the utterance's speech (the end-pointer's own wait: `pause` + its judging delay;
        a real model adds its final's decode)
@@ -41,7 +41,7 @@ class FreeEngine:
 def replay(audio: np.ndarray, vad, pause: float = 0.6, block: int = BLOCK) -> list:
     """Every event of a real-time replay on the fake clock."""
     clock = FakeClock()
-    return real_time(mq.LiveSession(None, engine=FreeEngine(), clock=clock, vad=vad, pause=pause), clock, audio, block)
+    return real_time(mq.LiveSession.on_engine(FreeEngine(), clock=clock, vad=vad, pause=pause), clock, audio, block)
 
 
 def clips() -> dict:

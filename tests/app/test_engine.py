@@ -13,7 +13,7 @@ def test_final_text_is_offline_transcription_of_the_same_audio(listening_model):
     engine = OfflineEngine(listening_model, mq.DecodeOptions(max_new_tokens=6))
     expected = mq.transcribe(audio, listening_model, max_new_tokens=6).text
     assert expected, "the listening model should say something"
-    assert engine.final(audio) == expected, "final must equal mlx_qwen3asr.transcribe"
+    assert engine.final(audio) == expected, "final must equal mlx_qwen3asr.decode.transcribe"
 
 
 def test_context_and_language_reach_transcribe(listening_model):
@@ -57,8 +57,8 @@ def test_a_partial_decodes_what_the_sessions_vad_heard_even_where_the_level_rule
 
 
 def test_the_warm_up_runs_both_decoders_it_is_meant_to_warm():
-    from mlx_qwen3asr.audio.vad import VoiceActivity, contains_speech
     from mlx_qwen3asr.streaming.utterances import warm_up_audio
+    from mlx_qwen3asr.vad.energy import VoiceActivity, contains_speech
 
     audio = warm_up_audio()
     assert contains_speech(audio), "offline transcribe must not skip the warm-up as silence"

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from dictation_helpers import burst, silence
 
-from mlx_qwen3asr.audio.vad import EnergyVad  # synthetic bursts: the level rule (--vad energy)
 from mlx_qwen3asr.streaming import LiveSession
+from mlx_qwen3asr.vad.energy import EnergyVad  # synthetic bursts: the level rule (--vad energy)
 from mlx_qwen3asr_app.capture import Block, Gap, Marker
 from mlx_qwen3asr_app.worker import Worker, make_queue
 
@@ -32,9 +32,7 @@ def as_device_blocks(audio16k: np.ndarray) -> list[Block]:
 def run_worker(items: list, events: Optional[list] = None) -> list[str]:
     events = [] if events is None else events
     blocks = make_queue()
-    worker = Worker(
-        blocks, LiveSession(None, engine=CountingEngine(), channels_last=True, vad=EnergyVad()), events.append
-    )
+    worker = Worker(blocks, LiveSession.on_engine(CountingEngine(), channels_last=True, vad=EnergyVad()), events.append)
     worker.start()
     for item in items:
         blocks.put(item)
@@ -70,7 +68,7 @@ def test_lost_audio_ends_the_utterance_at_the_gap_and_later_times_count_it():
 def test_the_backlog_is_the_audio_waiting_in_the_queue():
     blocks = make_queue()
     worker = Worker(
-        blocks, LiveSession(None, engine=CountingEngine(), channels_last=True, vad=EnergyVad()), lambda _: None
+        blocks, LiveSession.on_engine(CountingEngine(), channels_last=True, vad=EnergyVad()), lambda _: None
     )
     for block in as_device_blocks(silence(3.0)):  # 100 blocks of 30 ms, nobody decoding
         blocks.put(block)
@@ -80,9 +78,7 @@ def test_the_backlog_is_the_audio_waiting_in_the_queue():
 def test_while_paused_the_open_utterance_is_committed_and_later_audio_is_dropped():
     events: list = []
     blocks = make_queue()
-    worker = Worker(
-        blocks, LiveSession(None, engine=CountingEngine(), channels_last=True, vad=EnergyVad()), events.append
-    )
+    worker = Worker(blocks, LiveSession.on_engine(CountingEngine(), channels_last=True, vad=EnergyVad()), events.append)
     worker.start()
     for block in as_device_blocks(np.concatenate([silence(0.5), burst(1.0)])):
         blocks.put(block)

@@ -88,11 +88,9 @@ def test_each_file_gets_the_text_transcribe_gives_it_alone_and_a_corrupt_one_is_
     seen = []
     summary = mq.transcribe_files(
         [folder],
-        listening_model,
+        mq.FolderSpec(listening_model, mq.DecodeOptions(max_new_tokens=TOKENS), batch_size=3),
         out,
         formats=["json", "txt"],
-        options=mq.DecodeOptions(max_new_tokens=TOKENS),
-        batch_size=3,
         on_file=seen.append,
     )
     for name in names:
@@ -116,11 +114,11 @@ def test_each_file_gets_the_text_transcribe_gives_it_alone_and_a_corrupt_one_is_
 def test_a_rerun_skips_what_is_done_and_redoes_inputs_missing_an_output(tmp_path, archive, listening_model):
     folder, names = archive
     out = tmp_path / "out"
-    common = dict(formats=["txt", "srt"], options=mq.DecodeOptions(max_new_tokens=TOKENS))
-    mq.transcribe_files([folder], listening_model, out, **common)
+    spec = mq.FolderSpec(listening_model, mq.DecodeOptions(max_new_tokens=TOKENS))
+    mq.transcribe_files([folder], spec, out, formats=["txt", "srt"])
     kept = (out / "a.txt").stat().st_mtime_ns
     (out / "talks/c.srt").unlink()  # as if stopped between c's two outputs
-    again = mq.transcribe_files([folder], listening_model, out, **common)
+    again = mq.transcribe_files([folder], spec, out, formats=["txt", "srt"])
     assert (again.done, again.skipped, again.failed) == (1, 4, 1), "c redone, the corrupt file tried again"
     assert (out / "talks/c.srt").exists() and (out / "a.txt").stat().st_mtime_ns == kept, "done outputs untouched"
 
@@ -202,7 +200,7 @@ def test_without_ray_installed_ray_runs_fail_in_one_line_naming_the_extra(tmp_pa
     folder, _ = archive
     code = (
         "import sys; sys.modules['ray'] = None\n"  # as if Ray were not installed
-        "from mlx_qwen3asr.cli import main\n"
+        "from mlx_qwen3asr.cli.main import main\n"
         f"sys.exit(main([{str(folder / 'a.wav')!r}, '-o', {str(tmp_path / 'o')!r}, '--model', {str(tiny_checkpoint)!r}, '--ray']))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -215,7 +213,7 @@ def test_a_ray_runner_refuses_a_loaded_model_before_any_work(tmp_path, archive, 
     """Workers load the models themselves: a model loaded here cannot travel to them (nor Ray start)."""
     folder, _ = archive
     with pytest.raises(ValueError, match="name the models") as error:
-        mq.transcribe_files([folder], tiny_model, tmp_path / "out", runner=mq.RayRunner())
+        mq.transcribe_files([folder], mq.FolderSpec(tiny_model), tmp_path / "out", runner=mq.RayRunner())
     assert "\n" not in str(error.value)
     assert not (tmp_path / "out").exists(), "nothing planned or written"
 
@@ -224,7 +222,7 @@ def test_json_outputs_carry_the_aligners_words(tmp_path, archive, tiny_model, ti
     folder, _ = archive
     options = mq.DecodeOptions(max_new_tokens=8)
     mq.transcribe_files(
-        [folder / "a.wav"], tiny_model, tmp_path, formats=["json"], options=options, aligner=tiny_aligner
+        [folder / "a.wav"], mq.FolderSpec(tiny_model, options, aligner=tiny_aligner), tmp_path, formats=["json"]
     )
     expected = mq.transcribe(folder / "a.wav", tiny_model, options=options, aligner=tiny_aligner)
     words = [[w.text, round(w.start, 3), round(w.end, 3)] for w in expected.segments[0].words]

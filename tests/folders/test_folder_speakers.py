@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import render
+from mlx_qwen3asr.outputs.formats import render
 
 AUDIO = Path(__file__).parents[1] / "fixtures" / "audio"
 CLIPS = ("short.wav", "exact.wav")  # espeak-ng speech, 2.5 s and 3 s
@@ -38,12 +38,9 @@ def test_every_format_of_a_folder_run_carries_the_speakers_transcribe_gives(
 ):
     summary = mq.transcribe_files(
         [clips],
-        tiny_checkpoint,
+        mq.FolderSpec(tiny_checkpoint, mq.DecodeOptions(max_new_tokens=TOKENS), dtype="float32", diarizer=diarizer_dir),
         tmp_path,
         formats=["json", "srt", "vtt"],
-        options=mq.DecodeOptions(max_new_tokens=TOKENS),
-        dtype="float32",
-        diarizer=diarizer_dir,
     )
     assert (summary.done, summary.failed) == (len(CLIPS), 0), summary
     for stem, result in alone.items():

@@ -22,8 +22,8 @@ import mlx_qwen3asr as mq
 def hold(outcome):
     print("running", flush=True)
     time.sleep(600)
-mq.transcribe_files([sys.argv[1]], sys.argv[2], sys.argv[3], runner=mq.RayRunner(), options=mq.DecodeOptions(max_new_tokens=2),
-                    on_file=hold)
+mq.transcribe_files([sys.argv[1]], mq.FolderSpec(sys.argv[2], mq.DecodeOptions(max_new_tokens=2)), sys.argv[3],
+                    runner=mq.RayRunner(), on_file=hold)
 """
 
 

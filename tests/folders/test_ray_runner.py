@@ -62,11 +62,9 @@ def _run(archive, checkpoint, out, then=lambda outcome: None):
 
     summary = mq.transcribe_files(
         [archive],
-        checkpoint,
+        mq.FolderSpec(checkpoint, mq.DecodeOptions(max_new_tokens=TOKENS), dtype="float32"),
         out,
         formats=["json"],
-        options=mq.DecodeOptions(max_new_tokens=TOKENS),
-        dtype="float32",
         runner=WORKERS,
         on_file=report,
     )
@@ -112,7 +110,7 @@ def test_a_model_a_node_cannot_read_is_one_line_naming_the_node(cluster, archive
     empty = tmp_path / "not-a-model"
     empty.mkdir()
     with pytest.raises(ValueError) as error:
-        mq.transcribe_files([archive], empty, tmp_path / "out", runner=WORKERS)
+        mq.transcribe_files([archive], mq.FolderSpec(empty), tmp_path / "out", runner=WORKERS)
     message = str(error.value)
     assert message.startswith("on node ") and f"No config.json in {empty}" in message, message
     assert "same path on every node" in message and "\n" not in message
@@ -125,7 +123,7 @@ def test_options_the_model_cannot_take_are_refused_by_the_workers_before_any_fil
 ):
     options = mq.DecodeOptions(context="<|audio_pad|>")
     with pytest.raises(OptionError) as error:
-        mq.transcribe_files([archive], listening_checkpoint, tmp_path / "out", options=options, runner=WORKERS)
+        mq.transcribe_files([archive], mq.FolderSpec(listening_checkpoint, options), tmp_path / "out", runner=WORKERS)
     message = str(error.value)
     assert message == "context and hotwords must not contain '<|audio_pad|>': remove it", "the options, not a node"
     assert error.value.option == "context" and not list((tmp_path / "out").glob("*.txt")), "nothing written"
@@ -146,7 +144,7 @@ def test_workers_the_cluster_cannot_hold_are_refused_in_one_line(
     cluster, archive, tiny_checkpoint, tmp_path, asked, expected
 ):
     with pytest.raises(RuntimeError) as error:
-        mq.transcribe_files([archive], tiny_checkpoint, tmp_path, runner=asked)
+        mq.transcribe_files([archive], mq.FolderSpec(tiny_checkpoint), tmp_path, runner=asked)
     message = str(error.value)
     assert message.startswith(expected) and "CPU=1; CPU=1" in message and "\n" not in message, message
 
@@ -174,11 +172,11 @@ def test_speakers_come_back_from_the_workers_as_one_process_writes_them(
     clips = tmp_path / "clips"
     clips.mkdir()
     shutil.copy(AUDIO / "short.wav", clips / "short.wav")
-    common = {"formats": ["json"], "options": mq.DecodeOptions(max_new_tokens=TOKENS), "dtype": "float32"}
-    here = mq.transcribe_files([clips], listening_checkpoint, tmp_path / "here", diarizer=diarizer_dir, **common)
-    there = mq.transcribe_files(
-        [clips], listening_checkpoint, tmp_path / "ray", diarizer=diarizer_dir, runner=WORKERS, **common
+    spec = mq.FolderSpec(
+        listening_checkpoint, mq.DecodeOptions(max_new_tokens=TOKENS), dtype="float32", diarizer=diarizer_dir
     )
+    here = mq.transcribe_files([clips], spec, tmp_path / "here", formats=["json"])
+    there = mq.transcribe_files([clips], spec, tmp_path / "ray", formats=["json"], runner=WORKERS)
     assert (here.done, there.done, there.failed) == (1, 1, 0), there
     written = {p.name: p.read_text() for p in (tmp_path / "ray").glob("*.json")}
     assert written == {p.name: p.read_text() for p in (tmp_path / "here").glob("*.json")}

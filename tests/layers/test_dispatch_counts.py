@@ -13,11 +13,11 @@ import mlx.core as mx
 import numpy as np
 import pytest
 
+from mlx_qwen3asr.families.qwen3_asr import gpu as encoder_gpu
+from mlx_qwen3asr.families.qwen3_asr.config import ModelArgs
+from mlx_qwen3asr.families.qwen3_asr.model import Qwen3ASR
 from mlx_qwen3asr.layers import gpu as decoder_gpu
-from mlx_qwen3asr.model.cache import KVCache
-from mlx_qwen3asr.qwen3asr import gpu as encoder_gpu
-from mlx_qwen3asr.qwen3asr.config import ModelArgs
-from mlx_qwen3asr.qwen3asr.model import Qwen3ASR
+from mlx_qwen3asr.layers.cache import KVCache
 from mlx_qwen3asr.testing.dispatches import fused_ops_as_one, graph
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR
 

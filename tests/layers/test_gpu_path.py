@@ -7,12 +7,12 @@ import mlx.nn as nn
 import numpy as np
 import pytest
 
+from mlx_qwen3asr.families.qwen3_asr import gpu as encoder_gpu
+from mlx_qwen3asr.families.qwen3_asr.config import ModelArgs
+from mlx_qwen3asr.families.qwen3_asr.model import Qwen3ASR
 from mlx_qwen3asr.layers import gpu as decoder_gpu
+from mlx_qwen3asr.layers.decoder import Attention
 from mlx_qwen3asr.loading.device_path import install_path
-from mlx_qwen3asr.model.decoder import Attention
-from mlx_qwen3asr.qwen3asr import gpu as encoder_gpu
-from mlx_qwen3asr.qwen3asr.config import ModelArgs
-from mlx_qwen3asr.qwen3asr.model import Qwen3ASR
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config
 
 TOLERANCE = 2e-5  # float32 round-off of sums taken in another order, on activations of size ~1

@@ -11,8 +11,8 @@ from openai import OpenAI
 from server_helpers import MAX_NEW_TOKENS, error_of, float_wav_bytes, post_form, request, server_process, wav_bytes
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.formats import FORMATS
-from mlx_qwen3asr.prefix_cache import PrefixCache
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
+from mlx_qwen3asr.outputs.formats import FORMATS
 
 AUDIO = Path(__file__).resolve().parents[1] / "fixtures" / "audio"
 UPLOAD_LIMIT_MB = 2

@@ -16,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.prefix_cache import PrefixCache
+from mlx_qwen3asr.decode.prefix_cache import PrefixCache
 from mlx_qwen3asr.streaming.events import FIELDS
 from mlx_qwen3asr.testing.signals import noise, silence
 

@@ -29,7 +29,7 @@ from server_helpers import (
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from mlx_qwen3asr.generate import generate_steps
+from mlx_qwen3asr.decode.generate import generate_steps
 from mlx_qwen3asr.options import token_budget
 from mlx_qwen3asr.server.live_options import LiveOptions
 from mlx_qwen3asr.server.worker import ModelWorker

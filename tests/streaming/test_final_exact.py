@@ -59,8 +59,7 @@ def session(model, audio: np.ndarray, refresh, busy: bool = False):
     clock = Clock()
     options = mq.DecodeOptions(max_new_tokens=TOKENS)
     engine = RecordingEngine(model, options)
-    partials = "off" if refresh is None else "streaming"
-    live = mq.LiveSession(None, options, engine=engine, clock=clock, refresh_every=refresh or 0.5, partials=partials)
+    live = mq.LiveSession.on_engine(engine, clock=clock, refresh_every=refresh)
     events = []
     for i, start in enumerate(range(0, len(audio), BLOCK)):
         clock.now = (start + BLOCK) / RATE

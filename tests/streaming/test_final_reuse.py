@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.qwen3asr.prompt import build_prompt
+from mlx_qwen3asr.families.qwen3_asr.prompt import build_prompt
 from mlx_qwen3asr.streaming.utterances import StreamingEngine
 from mlx_qwen3asr.testing.signals import noise, silence
 
@@ -116,7 +116,7 @@ def test_speech_that_resumes_after_a_prepared_final_commits_the_longer_utterance
     gap = silence(0.45)  # past the 0.3 s tail (a final is prepared), short of the 0.6 s pause
     audio = np.concatenate([silence(0.5), audible(clips["short"]), gap, audible(clips["exact"]), silence(1.2)])
     engine = CountingEngine(listening_model, mq.DecodeOptions(max_new_tokens=TOKENS))
-    live = mq.LiveSession(None, engine=engine)
+    live = mq.LiveSession.on_engine(engine)
     events = []
     for start in range(0, len(audio), 480):
         events += live.feed(audio[start : start + 480])

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from mlx_qwen3asr.audio import resample
-from mlx_qwen3asr.audio.vad import EnergyVad
 from mlx_qwen3asr.streaming import Event, LiveSession
 from mlx_qwen3asr.streaming.events import FIELDS
 from mlx_qwen3asr.testing.signals import RATE, burst, clicks, noise, silence
+from mlx_qwen3asr.vad.energy import EnergyVad
 
 # The sessions here are fed synthetic bursts, not speech: they test the session's policy with the
-# level rule (the app's --vad energy); Silero VAD, the default, is tested on speech in tests/silero_vad.
+# level rule (the app's --vad energy); Silero VAD, the default, is tested on speech in tests/vad.
 ENERGY = EnergyVad
 
 BLOCK = 480  # 30 ms
@@ -57,7 +57,8 @@ def run(audio: np.ndarray, engine_cost: float = 0.0, text: str = "utterance", pa
     worker's way when it keeps up); (session, engine, commit events, all events)."""
     clock = FakeClock()
     engine = FakeEngine(clock, engine_cost, text)
-    live = LiveSession(None, vad=ENERGY(), engine=engine, clock=clock, partials=partials)
+    finals_only = {"refresh_every": None} if partials == "off" else {}
+    live = LiveSession.on_engine(engine, vad=ENERGY(), clock=clock, **finals_only)
     events: list[Event] = []
     for i in range(0, len(audio), BLOCK):
         clock.now = max(clock.now, 100.0 + (i + BLOCK) / RATE)  # a block arrives when captured
@@ -172,7 +173,7 @@ def test_events_say_when_speech_starts_and_stops_and_what_was_committed_with_ses
 def test_every_event_turns_into_json_with_exactly_its_documented_fields():
     audio = np.concatenate([silence(1.0), burst(2.0), silence(1.0)])
     _, _, _, events = run(audio, engine_cost=0.01)
-    live = LiveSession(None, vad=ENERGY(), engine=FakeEngine(FakeClock()), clock=FakeClock())
+    live = LiveSession.on_engine(FakeEngine(FakeClock()), vad=ENERGY(), clock=FakeClock())
     events += live.gap(1.5)
     assert {e.type for e in events} == set(FIELDS), f"every kind of event is seen: {sorted({e.type for e in events})}"
     for event in events:
@@ -182,7 +183,7 @@ def test_every_event_turns_into_json_with_exactly_its_documented_fields():
 
 def test_a_gap_ends_the_open_utterance_and_later_times_include_the_lost_audio():
     clock = FakeClock()
-    live = LiveSession(None, vad=ENERGY(), engine=FakeEngine(clock), clock=clock)
+    live = LiveSession.on_engine(FakeEngine(clock), vad=ENERGY(), clock=clock)
     events = live.feed(np.concatenate([silence(0.5), burst(1.0)]))
     events += live.gap(2.0)
     events += live.feed(np.concatenate([silence(0.5), burst(1.0, seed=3), silence(1.0)]))
@@ -216,7 +217,7 @@ def test_a_session_told_its_blocks_are_at_44_1_khz_hears_what_the_16_khz_resampl
     for audio, rate, block in ((resample(audio44, 44100, RATE), RATE, 480), (audio44, 44100, 1323)):
         clock = FakeClock()
         engine = FakeEngine(clock)
-        live = LiveSession(None, vad=ENERGY(), engine=engine, clock=clock, sample_rate=rate)
+        live = LiveSession.on_engine(engine, vad=ENERGY(), clock=clock, sample_rate=rate)
         events = [e for i in range(0, len(audio), block) for e in live.feed(audio[i : i + block])]
         sessions.append((engine, [e for e in events + live.finish() if e.type == "commit"]))
     (want_engine, want), (got_engine, got) = sessions
@@ -232,4 +233,4 @@ def test_a_session_told_its_blocks_are_at_44_1_khz_hears_what_the_16_khz_resampl
 @pytest.mark.parametrize("rate", [0, 44100.0, "44100"])
 def test_a_sample_rate_that_is_not_a_whole_number_of_hz_is_refused_when_the_session_starts(rate):
     with pytest.raises(ValueError, match=rf"^sample_rate must be a positive integer number of Hz, got {rate!r}$"):
-        LiveSession(None, vad=ENERGY(), engine=FakeEngine(FakeClock()), sample_rate=rate)
+        LiveSession.on_engine(FakeEngine(FakeClock()), vad=ENERGY(), sample_rate=rate)

@@ -1,5 +1,5 @@
 """Both pause roads replayed against what they did before their trackers were folded into one
-(audio/vad.py PauseTracker): the window engine's 2 s pauses in 100 ms frames and the live segmenter's
+(vad/energy.py PauseTracker): the window engine's 2 s pauses in 100 ms frames and the live segmenter's
 in 20 ms frames. `tests/fixtures/streaming/pause_replays.json` was recorded with this file's
 `replays()` on main at b9f1e70, before the fold (`python -m tests.streaming.test_pause_replays`
 rewrites it: only do that for a change meant to move cuts)."""
@@ -34,7 +34,7 @@ def session(seed: int) -> np.ndarray:
 def window_road(audio: np.ndarray, chunk: float, window: float, sizes: tuple) -> dict:
     """The audio (in samples) of every decoder run, and the committed text."""
     engine = FakeEngine()
-    stream = StreamingTranscriber(None, engine=engine, clock=FakeClock(), chunk_seconds=chunk, window_seconds=window)
+    stream = StreamingTranscriber.on_decoder(engine, clock=FakeClock(), chunk_seconds=chunk, window_seconds=window)
     start, k = 0, 0
     while start < len(audio):
         stream.feed(audio[start : start + sizes[k % len(sizes)]])

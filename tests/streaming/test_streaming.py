@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.answer import read_partial
 from mlx_qwen3asr.audio import resample
-from mlx_qwen3asr.generate import find_loop
-from mlx_qwen3asr.qwen3asr.answer import parse_output, parse_partial
-from mlx_qwen3asr.qwen3asr.encoder import n_audio_tokens
-from mlx_qwen3asr.qwen3asr.encoder_cache import EncoderCache
-from mlx_qwen3asr.recogniser import encode_audio
+from mlx_qwen3asr.decode.answer import read_partial
+from mlx_qwen3asr.decode.generate import find_loop
+from mlx_qwen3asr.families.qwen3_asr.answer import parse_output, parse_partial
+from mlx_qwen3asr.families.qwen3_asr.encoder import n_audio_tokens
+from mlx_qwen3asr.families.qwen3_asr.encoder_cache import EncoderCache
+from mlx_qwen3asr.families.recogniser import encode_audio
 from mlx_qwen3asr.streaming import StreamingTranscriber, StreamingTuning
 from mlx_qwen3asr.streaming.window_decoder import Decoding, WindowDecoder, rollback
 
@@ -86,7 +86,7 @@ class FakeClock:
 
 def fake_stream(engine=None, **kwargs) -> tuple[StreamingTranscriber, FakeEngine]:
     engine = engine or FakeEngine()
-    return StreamingTranscriber(None, engine=engine, clock=FakeClock(), **kwargs), engine
+    return StreamingTranscriber.on_decoder(engine, clock=FakeClock(), **kwargs), engine
 
 
 def feed_all(stream: StreamingTranscriber, audio: np.ndarray, sizes) -> list:

@@ -16,7 +16,7 @@ WRAPPERS = sorted((ROOT / "scripts").glob("*.sh"))
 ENTRY_WRAPPERS = {
     "run.sh": "mlx_qwen3asr",
     "dictate.sh": "mlx_qwen3asr_app",
-    "convert.sh": "mlx_qwen3asr.convert.cli",
+    "convert.sh": "mlx_qwen3asr.cli.convert",
     "serve.sh": "mlx_qwen3asr.server",
 }
 

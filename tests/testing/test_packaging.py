@@ -46,7 +46,7 @@ def test_every_python_dash_m_command_in_the_docs_help_and_scripts_runs_in_an_ins
             if name.startswith("scripts."):  # the developer tools: run from the checkout's root, as documented
                 continue
             named.setdefault(name.rstrip("."), set()).add(str(file.relative_to(ROOT)))
-    assert {"mlx_qwen3asr", "mlx_qwen3asr_app", "mlx_qwen3asr.convert.cli"} <= set(named), sorted(named)
+    assert {"mlx_qwen3asr", "mlx_qwen3asr_app", "mlx_qwen3asr.cli.convert"} <= set(named), sorted(named)
     # -I: neither the checkout (the current folder) nor $PYTHONPATH is on sys.path, as for a user
     run = subprocess.run(
         [sys.executable, "-I", "-c", FINDS_MAIN, *sorted(named)], capture_output=True, text=True, cwd=tmp_path

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mlx_qwen3asr.layout import hf_name
+from mlx_qwen3asr.families.qwen3_asr.layout import hf_name
 from mlx_qwen3asr.testing.random_checkpoint import tensor_specs, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.testing.tensors import plan_shards, to_bf16_bits
 

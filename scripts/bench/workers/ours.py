@@ -28,16 +28,16 @@ try:
     from mlx_qwen3asr.runtime.blas import global_cblas
 except ImportError:  # an older tree (ours@REV from before issue 39): blas.py at the package root
     from mlx_qwen3asr.blas import global_cblas
-from mlx_qwen3asr.generate import generate_steps
-from mlx_qwen3asr.recogniser import encode_audio
+from mlx_qwen3asr.decode.generate import generate_steps
+from mlx_qwen3asr.families.recogniser import encode_audio
 from scripts.bench.clips import clip
 from scripts.bench.workers.protocol import PROMPT_SECONDS, serve
 
 try:  # the prefill as the decode loop runs it (generate.decode_steps); older revisions lack it
-    from mlx_qwen3asr.model.two_streams import two_streams
+    from mlx_qwen3asr.runtime.two_streams import two_streams
 except ImportError:
     try:  # its name before issue 26
-        from mlx_qwen3asr.model.streams import two_streams
+        from mlx_qwen3asr.layers.streams import two_streams
     except ImportError:
         from contextlib import nullcontext as two_streams
 
@@ -46,7 +46,7 @@ def prompt_ids(model, n_audio: int) -> list[int]:
     """The model's prompt around n_audio pads (revisions before Fun-ASR-Nano build it in the tokenizer)."""
     if hasattr(model, "prompt_ids"):
         return model.prompt_ids(n_audio)
-    from mlx_qwen3asr.tokenizer import build_prompt
+    from mlx_qwen3asr.text.tokenizer import build_prompt
 
     return build_prompt(model.tokenizer, n_audio)
 
