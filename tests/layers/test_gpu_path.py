@@ -59,7 +59,7 @@ def test_prefill_and_decode_steps_match_the_plain_model(models):
     assert caches[0][0].offset == caches[1][0].offset == 42
 
 
-@pytest.mark.parametrize("frames", [[1000], [1700], [230, 1000, 1370]])
+@pytest.mark.parametrize("frames", [[1000], [1700], [800], [800, 1600], [230, 1000, 1370]])
 def test_encodes_match_the_plain_encoder_with_padded_windows(models, frames):
     plain, gpu = models
     mels = [mx.random.normal((n, 128)) for n in frames]
