@@ -6,7 +6,7 @@
       -> the cache's storage takes k and v at slot p, attention over its slots 0..p (a slice: no mask,
          so MLX's fused decode kernel runs) -> o_proj -> + residual
       -> rms_norm -> x @ [gate|up] (one product) -> silu(gate) * up (one compiled kernel) -> down_proj
-      -> + residual                                                   16 dispatches (the CPU path: 28)
+      -> + residual                               16 dispatches (the model as written, on a GPU: 28)
 
 Why: on a GPU a decode step is bound by how many kernels the host launches (~850 per token before,
 ~20x the 0.6B weights' bandwidth floor), not by their work, so every kernel saved is time saved. The

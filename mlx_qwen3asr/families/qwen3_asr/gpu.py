@@ -8,7 +8,7 @@
          -> layer_norm -> fc1 -> GELU -> fc2 -> + residual                 11 dispatches per layer
       -> output head -> the valid tokens, by one gather                 [n_tokens, output_dim]
 
-Why: on a GPU the host's dispatches are the cost (the CPU path: two attention calls per layer plus a
+Why: on a GPU the host's dispatches are the cost (the model as written: two attention calls per layer plus a
 concatenation, windows grouped by length; 19 dispatches per layer). Nothing inside an encode waits for
 the GPU: the CPU path evaluates its conv stem between 8-chunk batches to bound CPU memory (8 host
 waits at 60 s); here the stem runs whole up to STEM_BATCH_CHUNKS chunks and longer audio is scheduled
