@@ -17,15 +17,17 @@ whole cache) has no fused kernel on CUDA (its vector kernel takes no array mask)
 its fallback and counted so. The stand-ins compute nothing: graphs are counted, never evaluated.
 """
 
+import json
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import mlx.core as mx
+import numpy as np
 
 VIEWS = frozenset(
     {"Reshape", "Flatten", "Unflatten", "Transpose", "Slice", "Split", "Broadcast", "ExpandDims", "Squeeze"}
@@ -131,3 +133,63 @@ def fused_ops_as_one() -> Iterator[list[AttentionCall]]:
     finally:
         for name, function in saved.items():
             setattr(mx.fast, name, function)
+
+
+def sized_model(decoder_layers: int, encoder_layers: int, gpu: bool):
+    """A random Qwen3-ASR with the 0.6B sizes (a small vocabulary: the head is no layer) in float16, the
+    GPU path swapped in (`gpu`, as load does on a GPU) or the model as written."""
+    from ..families.qwen3_asr.config import ModelArgs
+    from ..families.qwen3_asr.model import Qwen3ASR
+    from ..layers import gpu as decoder_gpu
+    from .random_checkpoint import FIXTURES_DIR
+
+    config = json.loads((FIXTURES_DIR / "config.json").read_text())
+    config["thinker_config"]["text_config"].update(num_hidden_layers=decoder_layers, vocab_size=1024)
+    config["thinker_config"]["audio_config"]["encoder_layers"] = encoder_layers
+    model = Qwen3ASR(ModelArgs.from_dict(config))
+    model.set_dtype(mx.float16)
+    if gpu:
+        decoder_gpu.install(model)
+        for install in model.gpu_installs:
+            install(model)
+    mx.eval(model.parameters())
+    return model
+
+
+def held_cache(model, position: int = 300, capacity: int = 512) -> list:
+    """A one-row KV cache per decoder layer holding `position` tokens in storage of `capacity` slots."""
+    from ..layers.cache import KVCache
+
+    text, cache = model.args.text, []
+    for _ in model.model.layers:
+        layer = KVCache()
+        layer.keys = mx.zeros((1, text.num_key_value_heads, capacity, text.head_dim), mx.float16)
+        layer.values = mx.zeros_like(layer.keys)
+        layer.offset = position
+        mx.eval(layer.keys, layer.values)
+        cache.append(layer)
+    return cache
+
+
+def decode_step_graph(model) -> tuple[Graph, list[AttentionCall]]:
+    """One token's decode step at position 300 of a 512-slot one-row cache, through model.decode_step()."""
+    cache = held_cache(model)
+    with fused_ops_as_one() as calls:
+        logits = model.decode_step()(mx.zeros((1, 1, model.args.text.hidden_size), mx.float16), cache)
+        return graph(logits), calls
+
+
+def encode_graph(model, seconds: int) -> tuple[Graph, list[AttentionCall]]:
+    """An encode of `seconds` of log-mel. The mel is a StopGradient of an evaluated array: that node is in
+    the graph only if nothing inside the encode evaluated (waited for) what depends on it."""
+    mel = mx.array(np.zeros((seconds * 100, 128), np.float16))
+    with fused_ops_as_one() as calls:
+        return graph(model.encode(mx.stop_gradient(mel))), calls
+
+
+def per_layer(count: Callable, gpu: bool) -> tuple[Graph, Graph, list[AttentionCall]]:
+    """count(model) of a model with one and with two layers (decoder and encoder alike): (one, two, the
+    two-layer model's attention calls); two minus one is one layer's share."""
+    one, _ = count(sized_model(1, 1, gpu))
+    two, calls = count(sized_model(2, 2, gpu))
+    return one, two, calls
