@@ -104,3 +104,25 @@ def test_quantized_projections_merge_when_quantized_alike():
     assert close(joined(x), mx.concatenate([a(x), b(x)], axis=-1)) == 0.0
     eight = nn.QuantizedLinear.from_linear(nn.Linear(128, 32), bits=8)
     assert decoder_gpu.merged([a, eight]) is None, "differently quantized products must stay separate"
+
+
+def test_a_quantized_model_takes_the_gpu_path_with_the_same_results():
+    """As the app's 4-bit recipe on a GPU: quantized q/k/v and gate/up merge, and compute the same."""
+
+    def quantized() -> Qwen3ASR:
+        model = Qwen3ASR(ModelArgs.from_dict(tiny_config()))
+        nn.quantize(model, 32, 4, class_predicate=lambda path, m: isinstance(m, nn.Linear) and "conv" not in path)
+        return model
+
+    mx.random.seed(1)
+    plain, gpu = quantized(), quantized()
+    gpu.update(plain.parameters())
+    decoder_gpu.install(gpu)
+    encoder_gpu.install(gpu)
+    assert type(gpu.model.layers[0].self_attn.qkv_proj) is nn.QuantizedLinear
+    prompt, token = mx.random.normal((1, 20, 64)), mx.random.normal((1, 1, 64))
+    caches = plain.make_cache(), gpu.make_cache()
+    assert close(plain(prompt, caches[0]), gpu(prompt, caches[1])) < TOLERANCE
+    assert close(plain.decode_step()(token, caches[0]), gpu.decode_step()(token, caches[1])) < TOLERANCE
+    mel = mx.random.normal((1234, 128))
+    assert close(plain.encode(mel), gpu.encode(mel)) < TOLERANCE
