@@ -22,9 +22,8 @@ from .prefix_cache import PrefixCache
 from .transcribe import transcribe_checked
 
 WARM_UP_TOKENS = 4
-LONGEST_SECONDS = (
-    30.0  # the longest clip warmed up (Fun-ASR-Nano's chunks are 122.88 s: 30 s covers its shapes' classes)
-)
+# the longest clip warmed up (Fun-ASR-Nano's chunks are 122.88 s: 30 s covers its shapes' classes)
+LONGEST_SECONDS = 30.0
 
 
 def warm_up(model: Recogniser, prefix_cache: Optional[PrefixCache] = None) -> list[Transcription]:

@@ -145,9 +145,8 @@ def load_and_warm(
     require_task(model, "transcribe", f"--model {model_path}")
     served = ServedModels(model, prefix_bytes=prefix_bytes, vad=vad_by_name(vad), vad_files=vad_files)
     noise = np.random.default_rng(0).normal(0.0, 0.1, SAMPLE_RATE).astype(np.float32)
-    warm_up(
-        model, served.prefixes
-    )  # the shapes file batches use: a short and a 30 s clip, two rows (decode/warm_up.py)
+    # the shapes file batches use: a short and a 30 s clip, two rows (decode/warm_up.py)
+    warm_up(model, served.prefixes)
     live = LiveSession(model, DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad)
     live.warm_up()  # the live path too
     if aligner_path is not None:
