@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from typing import Optional, Union
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.decode.warm_up import warm_up
 from mlx_qwen3asr.families.registry import require_task
 from mlx_qwen3asr.streaming import LiveSession
 
@@ -152,7 +153,8 @@ def _load(
             require_task(aligner, "align", f"--aligner {args.aligner}")
         except ValueError as e:
             raise AppError(str(e)) from e
-    say(f"[{stages}/{stages}] warming up (one short decode)")
+    say(f"[{stages}/{stages}] warming up: preparing the shapes dictation uses (a short and a 30 s clip, live steps)")
+    warm_up(model)  # MLX builds a kernel per new shape: the first utterance must not wait for that
     live.warm_up()
     return live, aligner
 

@@ -28,6 +28,9 @@ else
     PY="$VENV/bin/python"
 fi
 "$PY" -c "import mlx.core as mx; assert mx.default_device() == mx.gpu, 'no GPU backend'; print('device:', mx.default_device(), mx.device_info().get('device_name', ''))"
+# float32 tests (the parity goldens) in true float32: MLX reads this once per process, at its first float32
+# product, so load(dtype="float32") cannot turn TF32 off after other tests' products (runtime/device.py)
+export MLX_ENABLE_TF32="${MLX_ENABLE_TF32:-0}"
 timeout "${GPU_CHECK_TEST_SECONDS:-0}" "$PY" -m pytest -q -p no:cacheprovider "$@" 2>&1 | tee "$OUT/tests.log" || true
 "$PY" -m scripts.bench.overhead --quick --runs 3 --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.log"
 [ -n "${GPU_CHECK_QUICK:-}" ] || "$PY" -m scripts.bench.overhead --runs 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.log"   # float32, float16, 4-bit rows

@@ -42,6 +42,7 @@ class Recogniser(Protocol):
     keep_float: tuple[str, ...]  # module path prefixes the converter never quantizes
     audio_prefixes: tuple[str, ...]  # module path prefixes quantized at the encoder's bits
     cpu_swaps: dict[type, type]  # its modules' CPU versions (installed with the decoder's on the CPU)
+    gpu_installs: tuple  # functions(model) swapping in its own GPU path (installed with the decoder's on a GPU)
     tokenizer_split_pattern: Optional[str]  # another pre-tokenizer split than the tokenizer's own
 
     @property

@@ -31,6 +31,7 @@ class SpeechLM(nn.Module):
     keep_float: tuple[str, ...] = ()  # module path prefixes the converter never quantizes
     audio_prefixes: tuple[str, ...] = ("audio_tower.",)  # the audio side: quantized at the encoder's bits
     cpu_swaps: dict[type, type] = {}  # the family's own CPU swaps (layers/two_stream_layers.install)
+    gpu_installs: tuple = ()  # functions(model) swapping in the family's own GPU path (loading/device_path.py)
 
     def __init__(self, args: Any):
         super().__init__()

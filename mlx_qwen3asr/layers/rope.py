@@ -35,9 +35,15 @@ def inverse_frequencies(head_dim: int, theta: float) -> mx.array:
     up to 2 ulp off torch's on an AVX-512 machine, and Metal's is a fast approximation); torch 2.13's
     equals it on 63 of the 0.6B's 64 lanes, 1 ulp off on the other (a rotation off by ~1e-6 at
     position 30000)."""
+    return mx.array(np.float32(1.0) / np.array(rope_frequencies(head_dim, theta)))
+
+
+@cache
+def rope_frequencies(head_dim: int, theta: float) -> mx.array:
+    """theta^(2i / head_dim) in float32, computed as `inverse_frequencies` says: the `freqs` that
+    mx.fast.rope (the GPU path) takes, whose kernel's float32 reciprocal makes the same 1 / theta^(...)."""
     exponents = (np.arange(0, head_dim, 2).astype(np.float32) / np.float32(head_dim)).astype(np.float64)
-    powers = np.power(np.float64(theta), exponents).astype(np.float32)
-    return mx.array(np.float32(1.0) / powers)
+    return mx.array(np.power(np.float64(theta), exponents).astype(np.float32))
 
 
 def rotary_table(positions: mx.array, head_dim: int, theta: float, dtype: mx.Dtype) -> tuple[mx.array, mx.array]:

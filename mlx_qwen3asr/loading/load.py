@@ -16,11 +16,12 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from ..families.registry import family_module, original_release, self_loading
-from ..layers import two_stream_layers
 from ..runtime.allocator import keep_cpu_buffers
+from ..runtime.device import exact_float32
 from ..runtime.memory import ensure_memory
 from ..text.jsonfile import read_json
 from ..text.tokenizer import Tokenizer
+from .device_path import install_path
 from .hub import resolve_model_path
 from .weights import read_weights, tensor_bytes
 
@@ -181,8 +182,9 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
     tied = model_args(config).text.tie_word_embeddings
     scale, extra = LOAD_OVERHEAD
     ensure_memory(int(tensor_bytes(folder, dtype, tied) * scale) + extra, f"load {folder} as {dtype_name(dtype)}")
+    exact_float32(dtype)  # before any float32 product on a GPU (runtime/device.py)
     model = build_model(config, load_weights(folder, config), dtype)
-    two_stream_layers.install(model)  # a CPU tactic, swapped in (no-op elsewhere)
+    install_path(model)  # the device picks the path, once (loading/device_path.py)
     model.tokenizer = Tokenizer.from_dir(folder, model.tokenizer_split_pattern)
     model.path = folder
     return model

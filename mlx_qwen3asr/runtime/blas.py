@@ -265,8 +265,13 @@ def preload_environment(name: str, base: dict) -> dict:
 
 
 def ensure_fast_blas() -> None:
-    """Call first thing in a command-line entry point (it may replace the process)."""
+    """Call first thing in a command-line entry point (it may replace the process). Nothing to do off
+    Linux, or on a GPU (the GPU path runs no product on the CPU's BLAS: runtime/device.py)."""
     if not sys.platform.startswith("linux"):
+        return
+    from .device import gpu_path  # here, not at the top: this file also runs alone, without MLX
+
+    if gpu_path():
         return
     in_use = global_cblas()
     if os.environ.get(SHOW_FLAG) == "1":

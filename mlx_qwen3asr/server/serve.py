@@ -2,7 +2,7 @@
 warm up, serve.
 
 argv -> options (refuses a non-local --host without --api-key)
--> ModelWorker thread: mq.load + one short transcription and live session (warm-up); with --aligner, mq.load of
+-> ModelWorker thread: mq.load + warm-up (decode/warm_up.py: a short and a 30 s clip together) and a live session; with --aligner, mq.load of
    the forced aligner + one short alignment; with --diarize, mq.load of the diarizer + one short diarization -> ready
 -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM (open requests get SHUTDOWN_GRACE_SECONDS) -> the worker stops
 """
@@ -19,7 +19,7 @@ import numpy as np
 
 from mlx_qwen3asr.audio import SAMPLE_RATE
 from mlx_qwen3asr.decode.prefix_cache import DEFAULT_MAX_BYTES
-from mlx_qwen3asr.decode.transcribe import transcribe
+from mlx_qwen3asr.decode.warm_up import warm_up
 from mlx_qwen3asr.families.aligner.aligner import align
 from mlx_qwen3asr.families.pyannote.config import DEFAULT_DIARIZER
 from mlx_qwen3asr.families.registry import require_task
@@ -145,7 +145,8 @@ def load_and_warm(
     require_task(model, "transcribe", f"--model {model_path}")
     served = ServedModels(model, prefix_bytes=prefix_bytes, vad=vad_by_name(vad), vad_files=vad_files)
     noise = np.random.default_rng(0).normal(0.0, 0.1, SAMPLE_RATE).astype(np.float32)
-    transcribe(noise, model, max_new_tokens=WARMUP_TOKENS, prefix_cache=served.prefixes)
+    # the shapes file batches use: a short and a 30 s clip, two rows (decode/warm_up.py)
+    warm_up(model, served.prefixes)
     live = LiveSession(model, DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad)
     live.warm_up()  # the live path too
     if aligner_path is not None:

@@ -15,6 +15,7 @@
     python -m scripts.bench.files        transcribe_files: one process against Ray workers (CI: a tiny lane)
     python -m scripts.bench.vad          Silero VAD: ours against onnxruntime (1 and 16 streams, the live step)
     python -m scripts.bench.vad_offline  minutes of noise, hum and tones: chunks and tokens decoded, energy vs VAD
+    python -m scripts.bench.dispatches   the GPU path's dispatches per layer against the model as written, on any machine
 
 Shared parts: clips.py (the audio fed, numpy only), common.py (random checkpoints, the console, the
 machine's description), machine_load.py (load probe, --busy background), sources.py (the package at

@@ -42,6 +42,11 @@ def bare_time(products: list[Product], runs: int, warmup: int) -> float:
     return statistics.median(times)
 
 
+def merged_or(module: nn.Module, merged: str, *separate: str) -> list[nn.Module]:
+    """The module's one merged product (the GPU path's, layers/gpu.py) or its separate ones."""
+    return [module[merged]] if merged in module else [module[name] for name in separate]
+
+
 def decoder_products(model, n_tokens: int) -> list[Product]:
     text, dtype = model.args.text, model.dtype
     x_h = mx.random.normal((n_tokens, text.hidden_size)).astype(dtype)
@@ -50,8 +55,9 @@ def decoder_products(model, n_tokens: int) -> list[Product]:
     products = []
     for layer in model.model.layers:
         attn, mlp = layer.self_attn, layer.mlp
-        products += [(x_h, attn.q_proj), (x_h, attn.k_proj), (x_h, attn.v_proj), (x_o, attn.o_proj)]
-        products += [(x_h, mlp.gate_proj), (x_h, mlp.up_proj), (x_i, mlp.down_proj)]
+        products += [(x_h, linear) for linear in merged_or(attn, "qkv_proj", "q_proj", "k_proj", "v_proj")]
+        products += [(x_o, attn.o_proj), (x_i, mlp.down_proj)]
+        products += [(x_h, linear) for linear in merged_or(mlp, "gate_up_proj", "gate_proj", "up_proj")]
     head = model.model.embed_tokens if text.tie_word_embeddings else model.lm_head
     return products + [(x_h[-1:], head)]
 
@@ -71,7 +77,8 @@ def encoder_products(model, seconds: float) -> list[Product]:
     x, x_ffn = rand(n_tokens, args.d_model), rand(n_tokens, args.encoder_ffn_dim)
     for layer in tower.layers:
         attn = layer.self_attn
-        products += [(x, attn.q_proj), (x, attn.k_proj), (x, attn.v_proj), (x, attn.out_proj)]
+        products += [(x, linear) for linear in merged_or(attn, "qkv_proj", "q_proj", "k_proj", "v_proj")]
+        products += [(x, attn.out_proj)]
         products += [(x, layer.fc1), (x_ffn, layer.fc2)]
     return products + [(x, tower.proj1), (x, tower.proj2)]
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..qwen3_asr.config import ModelArgs as Qwen3ASRArgs
 from ..qwen3_asr.encoder import AudioEncoder, clip_windows
+from ..qwen3_asr.gpu import install as install_gpu_encoder
 from ..qwen3_asr.model import CONV_STEM, checkpoint_names, sanitize_weights
 from ..qwen3_asr.two_streams import CPU_SWAPS
 from ..speech_lm import SpeechLM
@@ -87,6 +88,7 @@ class ForcedAligner(SpeechLM):
     # classes can be close, and at [5000, 1024] it is ~1% of the weights, so quantizing saves little.
     keep_float = (*CONV_STEM, "lm_head")
     cpu_swaps = CPU_SWAPS  # Qwen3-ASR's encoder on two streams
+    gpu_installs = (install_gpu_encoder,)  # Qwen3-ASR's encoder's GPU path
 
     def __init__(self, args: AlignerArgs):
         super().__init__(args)  # its tokenizer knows <timestamp>

@@ -23,6 +23,7 @@ from .answer import parse_output, parse_partial
 from .config import ModelArgs
 from .encoder import AudioEncoder
 from .encoder_cache import EncoderCache
+from .gpu import install as install_gpu_encoder
 from .languages import LANGUAGES
 from .layout import official_name
 from .prompt import build_prompt, prompt_context
@@ -60,6 +61,7 @@ class Qwen3ASR(SpeechLM):
     chunk_seconds = CHUNK_SECONDS
     max_context_tokens = MAX_CONTEXT_TOKENS
     cpu_swaps = CPU_SWAPS  # the audio encoder on two streams (two_streams.py)
+    gpu_installs = (install_gpu_encoder,)  # the audio encoder's GPU path (gpu.py)
     keep_float = CONV_STEM  # conversions keep the conv stem float
 
     def __init__(self, args: ModelArgs):
