@@ -11,9 +11,13 @@ from mlx_qwen3asr.testing.random_sensevoice import real_sensevoice_config, write
 
 
 @pytest.fixture(scope="module")
-def real_model(tmp_path_factory):
-    folder = write_random_sensevoice(tmp_path_factory.mktemp("sensevoice-real") / "model", real_sensevoice_config())
-    return mq.load(folder, dtype="float32")
+def real_folder(tmp_path_factory):
+    return write_random_sensevoice(tmp_path_factory.mktemp("sensevoice-real") / "model", real_sensevoice_config())
+
+
+@pytest.fixture(scope="module")
+def real_model(real_folder):
+    return mq.load(real_folder, dtype="float32")
 
 
 @pytest.mark.parametrize("name", ["short", "joined40"])
@@ -35,3 +39,16 @@ def test_the_real_configuration_gives_funasr_rows_and_ids(real_model, name):
         segment = real_model.recognise(clip(name), language, itn)
         assert segment.token_ids == want[f"{variant}_ids"].tolist(), f"{name} {variant}"
         assert real_model.vocabulary.decode(segment.token_ids) == str(want[f"{variant}_text"]), variant
+
+
+def test_the_real_configuration_without_cmvn_gives_funasr_ids(real_folder):
+    (real_folder / "am.mvn").rename(real_folder / "am.mvn.off")  # funasr then applies no CMVN; so do we
+    try:
+        model = mq.load(real_folder, dtype="float32")
+    finally:
+        (real_folder / "am.mvn.off").rename(real_folder / "am.mvn")
+    assert "cmvn" not in model
+    for name in ("short", "joined40"):
+        want = golden(name, size="real")
+        segment = model.recognise(clip(name))
+        assert segment.token_ids == want["auto_noitn_nocmvn_ids"].tolist(), name
