@@ -1,18 +1,26 @@
 """The server with a SenseVoiceSmall release folder: transcriptions as the library gives them, tags in verbose_json."""
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from openai import BadRequestError, OpenAI
+from server_helpers import server_process, wav_bytes
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.testing.random_sensevoice import tiny_sensevoice_config, write_random_sensevoice
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "server"))
-from server_helpers import server_process, wav_bytes  # noqa: E402  (the server tests' helpers)
+SPEECH = mq.load_audio(Path(__file__).resolve().parents[1] / "fixtures" / "audio" / "short.wav")
 
-SPEECH = mq.load_audio(Path(__file__).resolve().parents[2] / "fixtures" / "audio" / "short.wav")
+
+@pytest.fixture(scope="module")
+def sensevoice_dir(tmp_path_factory):
+    return write_random_sensevoice(tmp_path_factory.mktemp("sensevoice") / "tiny", tiny_sensevoice_config(), seed=0)
+
+
+@pytest.fixture(scope="module")
+def sensevoice(sensevoice_dir):
+    return mq.load(sensevoice_dir, dtype="float32")
 
 
 @pytest.fixture(scope="module")
