@@ -1,13 +1,18 @@
 """Regenerate the SenseVoiceSmall golden fixtures from funasr 1.4.16 (the reference). DEV ONLY.
 
-    /work/.venv-funasr-ref/bin/python scripts/make_sensevoice_goldens.py [--real] [--clips short ...]
+    /work/.venv-funasr-ref/bin/python -m scripts.make_sensevoice_goldens [--real] [--clips short ...]
 
 The reference environment (a venv outside the repo; torch never enters the package or the tests):
     python3 -m venv /work/.venv-funasr-ref
     /work/.venv-funasr-ref/bin/pip install torch==2.13.0        # the CPU wheel on local disk; FIRST
     /work/.venv-funasr-ref/bin/pip install funasr==1.4.16 sentencepiece "mlx[cpu]"
-funasr brings its own Kaldi fbank (funasr/utils/fbank.py): no torchaudio. Nothing is downloaded: the model is
-built from a random-weight release folder (mlx_qwen3asr/testing/random_sensevoice.py) by AutoModel(model=folder).
+    /work/.venv-funasr-ref/bin/pip install --no-deps torchaudio==2.11.0
+    rm /work/.venv-funasr-ref/lib/python3.11/site-packages/torchaudio/lib/*.so
+funasr's WavFrontend calls torchaudio.compliance.kaldi.fbank (without torchaudio it wants kaldi-native-fbank);
+the only torchaudio here is a CUDA build pinned to torch 2.11: without its .so files it imports as pure Python,
+and its Kaldi fbank is pure torch (../shared/FUNASR-REFERENCE.md). mlx: the script imports the package's
+writers. Run it from the repository root as a module (python -m scripts.make_sensevoice_goldens). Nothing is
+downloaded: the model is built from a random-weight release folder by AutoModel(model=folder).
 
 random_sensevoice.write_random_sensevoice(config, seed 0) -> temporary release folder (config.yaml, model.pt,
 am.mvn, .bpe.model, configuration.json) -> funasr.AutoModel (CPU, ncpu=2: funasr resets torch to 4 threads per
