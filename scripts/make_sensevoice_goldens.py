@@ -10,7 +10,7 @@ The reference environment (a venv outside the repo; torch never enters the packa
     rm /work/.venv-funasr-ref/lib/python3.11/site-packages/torchaudio/lib/*.so
 funasr's WavFrontend calls torchaudio.compliance.kaldi.fbank (without torchaudio it wants kaldi-native-fbank);
 the only torchaudio here is a CUDA build pinned to torch 2.11: without its .so files it imports as pure Python,
-and its Kaldi fbank is pure torch (../shared/FUNASR-REFERENCE.md). mlx: the script imports the package's
+and its Kaldi fbank is pure torch. mlx: the script imports the package's
 writers. Run it from the repository root as a module (python -m scripts.make_sensevoice_goldens). Nothing is
 downloaded: the model is built from a random-weight release folder by AutoModel(model=folder).
 
