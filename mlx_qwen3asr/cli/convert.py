@@ -16,8 +16,9 @@ from typing import Optional
 import mlx.core as mx
 
 from ..loading.convert.align_fidelity import alignment_fidelity_lines, check_alignment_fidelity
-from ..loading.convert.converter import BITS, FLOAT, GROUP_SIZES, MAX_SHARD_BYTES, ConversionResult, Recipe, convert
+from ..loading.convert.converter import MAX_SHARD_BYTES, convert
 from ..loading.convert.fidelity import Fidelity, check_fidelity
+from ..loading.convert.recipe import BITS, FLOAT, GROUP_SIZES, ConversionResult, Recipe
 from ..loading.load import DEFAULT_MODEL, DTYPES, read_config, skeleton, slow_quantized_note
 from ..runtime.blas import ensure_fast_blas
 from ..runtime.lifecycle import releases_mlx_streams

@@ -31,6 +31,7 @@ from ...text.languages import CODES, Languages
 from ...text.script import join_text
 from .config import SenseVoiceArgs
 from .frontend import lfr_features
+from .names import module_names
 from .timestamps import token_times, words_of
 from .vocabulary import Vocabulary
 
@@ -152,9 +153,7 @@ class SenseVoiceSmall(nn.Module):
         return [self.vocabulary_file]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
-        """Release names -> module names (release.py: module_names), the FSMN conv to MLX's layout."""
-        from .release import module_names
-
+        """Release names -> module names (names.py: module_names), the FSMN conv to MLX's layout."""
         return module_names(weights, self.args.encoder_conf.num_blocks)
 
 

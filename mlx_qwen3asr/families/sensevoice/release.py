@@ -16,32 +16,23 @@ Release names -> module names (module_names):
 """
 
 import json
-import re
 from pathlib import Path
 from typing import Optional
 
 import mlx.core as mx
-import mlx.nn as nn
 import numpy as np
 import yaml
-from mlx.utils import tree_flatten
 
+from ...layers.from_checkpoint import check_weights, quantize_like_config
 from ...text.jsonfile import REDOWNLOAD
-from ..pyannote.checkpoint import read_torch_checkpoint
+from ..torch_checkpoint import read_torch_checkpoint
 from .config import MODEL_TYPE, SenseVoiceArgs
 from .frontend import read_cmvn
+from .model import SenseVoiceSmall
 from .vocabulary import Vocabulary
 
 RELEASE_MODEL = "SenseVoiceSmall"  # config.yaml's `model`
 DOWNLOAD_PATTERNS = ("configuration.json", "config.yaml", "model.pt", "am.mvn", "*.bpe.model")
-BLOCK_RENAMES = (
-    ("norm1.", "input_layernorm."),
-    ("norm2.", "post_attention_layernorm."),
-    ("self_attn.linear_out.", "self_attn.o_proj."),
-    ("self_attn.fsmn_block.", "self_attn.fsmn.conv."),
-    ("feed_forward.w_1.", "mlp.fc1."),
-    ("feed_forward.w_2.", "mlp.fc2."),
-)
 
 
 def folder_kind(folder: Path) -> Optional[str]:
@@ -55,40 +46,6 @@ def folder_kind(folder: Path) -> Optional[str]:
     except (yaml.YAMLError, UnicodeDecodeError):
         return None
     return MODEL_TYPE if isinstance(config, dict) and config.get("model") == RELEASE_MODEL else None
-
-
-def _block(rest: str) -> str:
-    for old, new in BLOCK_RENAMES:
-        if rest.startswith(old):
-            return new + rest[len(old) :]
-    return rest
-
-
-def module_names(weights: dict[str, mx.array], num_blocks: int) -> dict[str, mx.array]:
-    """Release names -> module names (names already in module form pass unchanged: idempotent)."""
-    out, last = {}, None
-    for name, value in weights.items():
-        name = name.removeprefix("module.")
-        match = re.match(r"encoder\.(encoders0|encoders|tp_encoders)\.(\d+)\.(.*)", name)
-        if match:
-            kind, i, rest = match.group(1), int(match.group(2)), match.group(3)
-            index = {"encoders0": i, "encoders": i + 1, "tp_encoders": num_blocks + i}[kind]
-            last = max(last or 0, index)
-            prefix = f"encoder.layers.{index}."
-            if rest.startswith("self_attn.linear_q_k_v."):
-                suffix = rest.removeprefix("self_attn.linear_q_k_v.")
-                for proj, part in zip(("q_proj", "k_proj", "v_proj"), mx.split(value, 3, axis=0)):
-                    out[f"{prefix}self_attn.{proj}.{suffix}"] = part
-                continue
-            name = prefix + _block(rest)
-        elif name.startswith("encoder.after_norm."):
-            name = f"encoder.layers.{num_blocks - 1}.final_layernorm." + name.removeprefix("encoder.after_norm.")
-        if name.endswith("fsmn.conv.weight") and value.ndim == 3 and value.shape[1] == 1 and value.shape[2] > 1:
-            value = value.transpose(0, 2, 1)
-        out[name] = value
-    for name in [n for n in out if n.startswith("encoder.tp_norm.")]:  # the last index is known once all are seen
-        out[f"encoder.layers.{last}.final_layernorm." + name.removeprefix("encoder.tp_norm.")] = out.pop(name)
-    return out
 
 
 def _file(folder: Path, metas: dict, key: str, default: str, pattern: str = "") -> Optional[Path]:
@@ -143,37 +100,15 @@ def read_converted(folder: Path) -> tuple[SenseVoiceArgs, dict[str, mx.array], P
     return SenseVoiceArgs.from_dict(config), weights, bpe
 
 
-def check_weights(model: nn.Module, weights: dict[str, mx.array]) -> None:
-    expected = dict(tree_flatten(model.parameters()))
-    missing, unexpected = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
-    shapes = [k for k in expected if k in weights and weights[k].shape != expected[k].shape]
-    if missing or unexpected or shapes:
-        raise ValueError(
-            f"the checkpoint does not match its config: missing {missing[:6]}, unexpected {unexpected[:6]}, "
-            f"mis-shaped {shapes[:6]} ({REDOWNLOAD})"
-        )
-
-
 def load_folder(folder: Path, dtype: Optional[mx.Dtype] = None):
     """A release or converted folder -> SenseVoiceSmall with its vocabulary, in `dtype` (load passes the library's
     default: float16 on a GPU, float32 on the CPU; float32 when called without one)."""
-    from .model import SenseVoiceSmall
-
     converted = (folder / "config.json").is_file()
     args, weights, bpe = (read_converted if converted else read_release)(folder)
     model = SenseVoiceSmall(args)
     weights = model.sanitize(weights)
-    if args.quantization:  # as config.json says (mlx-lm's rule, as load.quantize_like_config)
-        quantization = args.quantization
-        defaults = {k: quantization[k] for k in ("group_size", "bits", "mode") if k in quantization}
-
-        def planned(path: str, module: nn.Module):
-            entry = quantization.get(path)
-            if isinstance(entry, (dict, bool)):
-                return dict(entry) if isinstance(entry, dict) else entry
-            return hasattr(module, "to_quantized") and f"{path}.scales" in weights
-
-        nn.quantize(model, **defaults, class_predicate=planned)
+    if args.quantization:  # as config.json says (the loader's rule)
+        quantize_like_config(model, args.quantization, weights)
     check_weights(model, weights)
     dtype = dtype or mx.float32
     model.load_weights([(k, v.astype(dtype) if mx.issubdtype(v.dtype, mx.floating) else v) for k, v in weights.items()])

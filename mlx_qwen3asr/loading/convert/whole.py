@@ -1,7 +1,7 @@
 """Conversion of a model that loads its own release (families/registry.py: `load_folder`; SenseVoiceSmall) -> an MLX folder.
 
     release folder -> family.load_folder(folder, float32) -> every Linear/Embedding the recipe plans
-    (converter.quantization_plan: the model's keep_float stays float; rows no group divides stay float)
+    (recipe.quantization_plan: the model's keep_float stays float; rows no group divides stay float)
     quantized in place -> cast to the recipe's dtype -> model.safetensors (module names)
     + config.json (model.converted_config() + the "quantization" entry) + model.side_files() copied
 
@@ -19,13 +19,14 @@ import mlx.nn as nn
 from mlx.utils import tree_flatten
 
 from ..load import DTYPES
+from .recipe import ConversionResult, Recipe, quantization_entry, quantization_plan
 from .writer import ShardWriter, staging_folder
 
 
-def convert_whole(family, folder: Path, out_dir: Path, recipe, force: bool, max_shard_bytes: int):
+def convert_whole(
+    family, folder: Path, out_dir: Path, recipe: Recipe, force: bool, max_shard_bytes: int
+) -> ConversionResult:
     """`family`'s model of `folder` written to out_dir as the recipe says; returns a ConversionResult."""
-    from .converter import ConversionResult, quantization_entry, quantization_plan
-
     start = time.perf_counter()
     model = family.load_folder(folder, mx.float32)
     if not hasattr(model, "converted_config"):

@@ -6,7 +6,7 @@ import pytest
 from sensevoice_goldens import clip, golden
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.loading.convert.converter import Recipe, convert
+from mlx_qwen3asr.loading.convert import Recipe, convert
 from mlx_qwen3asr.loading.convert.fidelity import check_fidelity
 
 
