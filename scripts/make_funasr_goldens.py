@@ -1,6 +1,6 @@
 """Regenerate the Fun-ASR-Nano golden fixtures from the official transformers implementation. DEV ONLY.
 
-.venv-funasr-ref/bin/python scripts/make_funasr_goldens.py [--real] [--clips joined40 ...]
+.venv-funasr-ref/bin/python -m scripts.make_funasr_goldens [--real] [--clips joined40 ...]
 (set-up: tests/fixtures/funasr/README.md; the venv is git-ignored, torch never enters the package)
 
 random_funasr.write_random_funasr(tiny_funasr_config(), seed 0) -> temporary "-hf" folder
@@ -21,15 +21,12 @@ import numpy as np
 import torch
 from transformers import AutoProcessor, FunAsrNanoForConditionalGeneration
 
-from mlx_qwen3asr.audio.io import load_audio
 from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
-from mlx_qwen3asr.testing.signals import joined, noise
+from scripts.golden_clips import clips, rows
 
 ROOT = Path(__file__).resolve().parents[1]
-AUDIO_DIR = ROOT / "tests/fixtures/audio"
 OUT_DIR = ROOT / "tests/fixtures/funasr"
 MAX_NEW_TOKENS = 24
-MAX_ROWS = 12  # feature / embedding rows stored per clip (evenly spaced, first and last included)
 # Prompt variants: name -> apply_transcription_request keyword arguments.
 VARIANTS = {
     "plain": {},
@@ -43,19 +40,6 @@ VARIANTS = {
 SHORT_VARIANTS = ("plain", "english")  # what the other clips are decoded with
 # The 40 s clip is one pass for the official (under its 2048-frame limit): with hotwords too.
 CLIP_VARIANTS = {"joined40": ("plain", "english", "keywords")}
-
-
-def clips() -> dict[str, np.ndarray]:
-    speech = {name: load_audio(AUDIO_DIR / f"{name}.wav") for name in ("short", "long", "exact")}
-    return {
-        **speech,
-        "noise": noise(3.0, -30.0, seed=1),
-        "joined40": joined([speech["long"], speech["short"], speech["exact"], speech["long"], speech["short"]], 40.0),
-    }
-
-
-def rows(n: int) -> np.ndarray:
-    return np.unique(np.linspace(0, n - 1, min(n, MAX_ROWS)).round().astype(np.int32))
 
 
 def golden(processor, model, wave: np.ndarray, variants, full_features: bool = False) -> dict:

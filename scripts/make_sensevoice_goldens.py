@@ -36,18 +36,15 @@ import numpy as np
 import torch
 from funasr import AutoModel
 
-from mlx_qwen3asr.audio.io import load_audio
 from mlx_qwen3asr.testing.random_sensevoice import (
     real_sensevoice_config,
     tiny_sensevoice_config,
     write_random_sensevoice,
 )
-from mlx_qwen3asr.testing.signals import joined, noise
+from scripts.golden_clips import clips, rows
 
 ROOT = Path(__file__).resolve().parents[1]
-AUDIO_DIR = ROOT / "tests/fixtures/audio"
 OUT_DIR = ROOT / "tests/fixtures/sensevoice"
-MAX_ROWS = 12
 REAL_COLUMNS = 64  # log-prob columns kept per row for the real size (ids 0..63: the blank and the first pieces)
 # variant -> (language, use_itn, cmvn)
 VARIANTS = {
@@ -57,19 +54,6 @@ VARIANTS = {
 }
 VARIANTS.update({"auto_noitn_nocmvn": ("auto", False, False), "en_itn_nocmvn": ("en", True, False)})
 FEW = ("auto_noitn", "en_itn", "auto_noitn_nocmvn")  # what the clips other than the short one are run with
-
-
-def clips() -> dict[str, np.ndarray]:
-    speech = {name: load_audio(AUDIO_DIR / f"{name}.wav") for name in ("short", "long", "exact")}
-    return {
-        **speech,
-        "noise": noise(3.0, -30.0, seed=1),
-        "joined40": joined([speech["long"], speech["short"], speech["exact"], speech["long"], speech["short"]], 40.0),
-    }
-
-
-def rows(n: int) -> np.ndarray:
-    return np.unique(np.linspace(0, n - 1, min(n, MAX_ROWS)).round().astype(np.int32))
 
 
 class Capture:

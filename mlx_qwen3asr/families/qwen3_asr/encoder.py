@@ -119,6 +119,8 @@ class AudioEncoderLayer(nn.Module):
 
 
 class AudioEncoder(nn.Module):
+    activation = staticmethod(gelu)  # exact GELU (the GPU path's encoder has its one-kernel form)
+
     def __init__(self, args: AudioArgs):
         super().__init__()
         self.args = args
@@ -146,9 +148,9 @@ class AudioEncoder(nn.Module):
 
     def _stem(self, chunks: mx.array) -> mx.array:
         """[chunks, mels, chunk_frames, 1] -> [chunks, tokens_per_chunk, d_model], positions added."""
-        x = gelu(self.conv2d1(chunks))
-        x = gelu(self.conv2d2(x))
-        x = gelu(self.conv2d3(x))
+        x = self.activation(self.conv2d1(chunks))
+        x = self.activation(self.conv2d2(x))
+        x = self.activation(self.conv2d3(x))
         n_chunks, n_freq, n_time, channels = x.shape
         x = x.transpose(0, 2, 3, 1).reshape(n_chunks, n_time, channels * n_freq)
         return self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
@@ -218,4 +220,4 @@ class AudioEncoder(nn.Module):
 
     def head(self, x: mx.array) -> mx.array:
         """The output head: [n_tokens, d_model] -> [n_tokens, output_dim]."""
-        return self.proj2(gelu(self.proj1(self.ln_post(x))))
+        return self.proj2(self.activation(self.proj1(self.ln_post(x))))

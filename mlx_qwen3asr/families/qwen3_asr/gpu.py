@@ -70,13 +70,7 @@ def padded_windows(lengths: list[int], window: int) -> tuple[np.ndarray, np.ndar
 class GpuAudioEncoder(AudioEncoder):
     """The encoder's entry points on padded windows, and the conv stem without host waits."""
 
-    def _stem(self, chunks: mx.array) -> mx.array:
-        x = gelu(self.conv2d1(chunks))
-        x = gelu(self.conv2d2(x))
-        x = gelu(self.conv2d3(x))
-        n_chunks, n_freq, n_time, channels = x.shape
-        x = x.transpose(0, 2, 3, 1).reshape(n_chunks, n_time, channels * n_freq)
-        return self.conv_out(x) + self._positions[:n_time].astype(x.dtype)
+    activation = staticmethod(gelu)  # the exact GELU as one compiled kernel
 
     def _stem_batches(self, chunks: mx.array) -> mx.array:
         n_chunks, step = chunks.shape[0], STEM_BATCH_CHUNKS
@@ -87,9 +81,6 @@ class GpuAudioEncoder(AudioEncoder):
             parts.append(self._stem(chunks[start : start + step]))
             mx.async_eval(parts[-1])  # scheduled in order (bounded memory); the host does not wait
         return mx.concatenate(parts)
-
-    def head(self, x: mx.array) -> mx.array:
-        return self.proj2(gelu(self.proj1(self.ln_post(x))))
 
     def encode_windows(self, x: mx.array, lengths: list[int]) -> mx.array:
         """Tokens [n, d_model] forming consecutive windows of `lengths` tokens -> [n, output_dim]."""
