@@ -28,7 +28,7 @@ Cost per step is bounded by the window, not by the session: flat for hours.
 
 import time
 from collections.abc import Callable
-from typing import Optional, TypedDict
+from typing import Optional
 
 import numpy as np
 
@@ -44,7 +44,7 @@ from ..runtime.allocator import release_window
 from ..runtime.typing import Unpack
 from ..vad.energy import PauseTracker, VoiceActivity
 from .input import FRAME, HeldSamples, speech_frames
-from .updates import StreamingTuning, Update, Window
+from .updates import StreamingTuning, StreamSettings, Update, Window
 from .window_decoder import Decoder, final_text, joined, rollback, window_decoder
 
 LEAD_IN_SECONDS = 0.5  # quiet audio kept before speech starts (soft onsets)
@@ -52,22 +52,6 @@ CLOSE_PAUSE_SECONDS = 2.0  # this much quiet after speech ends the window: its t
 UNFIXED_DECODES = 2  # the official `unfixed_chunk_num`: first runs of a window force no prefix
 SEARCH_SECONDS = 5.0  # a full window is cut at the quietest 100 ms of its last 5 s
 NO_AUDIO = (np.zeros(0, np.float32), np.zeros(0, bool))  # (samples, their speech flags)
-
-
-class StreamSettings(TypedDict, total=False):
-    """A streaming session's settings. sample_rate: the rate of the blocks fed (resampled to 16 kHz
-    without seams; a block carries no rate, so the session cannot know it: give it here, or other rates
-    are heard as 16 kHz). chunk_seconds: audio per decoder run (0.5 s or more, default 2; shorter =
-    fresher text, more compute). window_seconds / max_prefix_tokens: caps on the audio and forced text
-    one run sees (30 s, 150). rollback_tokens: trailing tokens of the last run left open to revision
-    (the official 5). clock: the clock steps are timed by (a test seam)."""
-
-    sample_rate: int
-    chunk_seconds: float
-    window_seconds: float
-    max_prefix_tokens: int
-    rollback_tokens: int
-    clock: Callable[[], float]
 
 
 class StreamingTranscriber:
@@ -86,10 +70,8 @@ class StreamingTranscriber:
         options: language, context, hotwords as in `transcribe`; max_new_tokens caps each decoder run
         (default: the window's token budget; random-weight models, which never stop, need a cap).
         tuning: the optimisations' switches (tests and benchmarks).
-        prefix_cache: where the prompt head's keys and values come from, as in `transcribe` (None:
-        computed once for this session; a PrefixCache: shared with others; PrefixCache.off(model):
-        prefilled within the session's first prompt and kept when kv_reuse is on, within every prompt
-        when it is off). settings: StreamSettings (sample_rate, chunk_seconds, ...)."""
+        prefix_cache: as in `transcribe` (PrefixCache.off(model): prefilled within the session's first
+        prompt, kept when kv_reuse is on). settings: StreamSettings (sample_rate, chunk_seconds, ...)."""
         options.check(model)
         self._start(window_decoder(model, options, tuning, prefix_cache), options, tuning, **settings)
 
@@ -122,11 +104,9 @@ class StreamingTranscriber:
     ) -> None:
         if chunk_seconds < 0.5:
             raise ValueError(f"chunk_seconds must be at least 0.5, got {chunk_seconds}")
-        if window_seconds < max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds):
-            raise ValueError(
-                f"window_seconds={window_seconds} is too small: use at least "
-                f"{max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)}"
-            )
+        shortest = max(2 * chunk_seconds, SEARCH_SECONDS + chunk_seconds)
+        if window_seconds < shortest:
+            raise ValueError(f"window_seconds={window_seconds} is too small: use at least {shortest}")
         self.options, self.language = options, options.language
         self.decoder, self.tuning, self.clock, self.sample_rate = decoder, tuning, clock, sample_rate
         self.chunk = int(round(chunk_seconds * SAMPLE_RATE))

@@ -1,7 +1,9 @@
 """What a streaming session reports and how it is tuned (`Update`, `StreamingTuning`), and the state of
 its current window (`Window`): the plain values StreamingTranscriber (transcriber.py) works with."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -17,6 +19,22 @@ class StreamingTuning:
     kv_reuse: bool = True  # keep the decoder's keys/values of the prompt head and unchanged audio
     draft: bool = True  # verify the last run's tail in one batched forward pass
     stop_loops: bool = True  # False only to benchmark random weights, which loop at once
+
+
+class StreamSettings(TypedDict, total=False):
+    """A streaming session's settings. sample_rate: the rate of the blocks fed (resampled to 16 kHz
+    without seams; a block carries no rate, so the session cannot know it: give it here, or other rates
+    are heard as 16 kHz). chunk_seconds: audio per decoder run (0.5 s or more, default 2; shorter =
+    fresher text, more compute). window_seconds / max_prefix_tokens: caps on the audio and forced text
+    one run sees (30 s, 150). rollback_tokens: trailing tokens of the last run left open to revision
+    (the official 5). clock: the clock steps are timed by (a test seam)."""
+
+    sample_rate: int
+    chunk_seconds: float
+    window_seconds: float
+    max_prefix_tokens: int
+    rollback_tokens: int
+    clock: Callable[[], float]
 
 
 @dataclass(frozen=True)
