@@ -94,8 +94,9 @@ class LiveSession:
         """The checking constructor: `options` checked against `model` (once), its utterance engine made.
         partials: "streaming" (library streaming engine), "offline" (re-decode) or "off" (utterances.PARTIALS).
         partials_model: a second, fast model (SenseVoiceSmall) that makes the partials on the open utterance's
-        last seconds, `model` only the finals (two_pass.py; not with partials="off"); it gets the options it
-        can take (first_pass_options). The commits are the same with and without it.
+        last seconds, `model` only the finals (two_pass.py; not with partials="off"; "streaming" and "offline"
+        then mean the same: one transcribe of the window per partial); it gets the options it can take
+        (first_pass_options). The commits are the same with and without it.
         prefix_cache: the prompt head's keys and values for every partial and final: computed once
         for the session (None), from a shared PrefixCache (a server's), or never (PrefixCache.off(model)).
         settings: LiveSettings (pause, max_utterance, refresh_every, sample_rate, channels_last, vad, ...)."""
