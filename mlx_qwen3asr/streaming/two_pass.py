@@ -58,7 +58,7 @@ class TwoPassEngine:
         self.final_engine, self.first = final, first
         self.window = int(window_seconds * RATE)
         self.failure: Optional[str] = None  # why the first model's partials stopped, once one raised
-        self.windows: list[int] = []  # samples the first model read per call (tests, benchmarks)
+        self.longest_read = 0  # the most samples the first model read in one call (tests, benchmarks)
         self._reset()
 
     @property
@@ -93,7 +93,7 @@ class TwoPassEngine:
         self.first.warm_up()
 
     def _first(self, audio: np.ndarray) -> str:
-        self.windows.append(len(audio))
+        self.longest_read = max(self.longest_read, len(audio))
         return self.first.partial(audio).strip()
 
     def _freeze(self, audio: np.ndarray) -> None:
