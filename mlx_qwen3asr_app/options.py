@@ -104,6 +104,13 @@ def add_decoding_options(seg) -> None:
         default="streaming",
         help="how tentative text is made: the streaming engine, re-decoding, or not at all",
     )
+    seg.add_argument(
+        "--partials-model",
+        default=None,
+        metavar="MODEL",
+        help="a fast second model for the tentative text, e.g. a SenseVoiceSmall folder; --model makes only "
+        "the committed text (memory: both models)",
+    )
     seg.add_argument("--refresh", type=float, default=0.5, help="at most one tentative update per this many s")
     seg.add_argument("--max-new-tokens", type=int, default=None, help="token budget per utterance")
 
@@ -119,6 +126,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         parser.error(
             f"--pause must be at least {MIN_PAUSE_SECONDS} s and --max-utterance at least {MIN_MAX_UTTERANCE_SECONDS} s"
         )
+    if args.partials_model and args.partials == "off":
+        parser.error("--partials-model makes tentative text: drop it, or --partials off")
     if args.refresh <= 0:
         parser.error("--refresh must be positive")
     if args.aligner and not (args.output and args.timestamps) and args.events != "jsonl":

@@ -121,23 +121,22 @@ def run(args: argparse.Namespace) -> int:
 def _load(
     args: argparse.Namespace, display, say: Callable[[str], None], stats: SessionStats
 ) -> tuple[LiveSession, Optional["mq.ForcedAligner"]]:
-    """The model (and the aligner) loaded and warmed up, each stage named as it starts."""
-    stages = 3 if args.aligner else 2
+    """The model (the partials model, the aligner) loaded and warmed up, each stage named as it starts."""
+    stages = 2 + bool(args.aligner) + bool(args.partials_model)
     say(f"[1/{stages}] loading model {args.model}")
-    bars = StageBars(display.console) if isinstance(display, LiveDisplay) else None
-    try:
-        model = load_model(args.model, args.dtype, say, convert=not args.no_convert, progress=bars)
-    finally:
-        if bars is not None:
-            bars.close()
-    try:  # what this model cannot take: an aligner as --model; the options (LiveSession checks them, once)
-        require_task(model, "transcribe", f"--model {args.model}")
+    model = _loaded(args.model, "transcribe", "--model", args, display, say)
+    first = None
+    if args.partials_model:
+        say(f"[2/{stages}] loading partials model {args.partials_model}")
+        first = _loaded(args.partials_model, "transcribe", "--partials-model", args, display, say)
+    try:  # the options (LiveSession checks them, once)
         live = LiveSession(
             model,
             args.decode_options,
             pause=args.pause,
             max_utterance=args.max_utterance,
             partials=args.partials,
+            partials_model=first,
             refresh_every=args.refresh,
             channels_last=True,
             stats=stats,
@@ -147,16 +146,27 @@ def _load(
         raise AppError(str(e)) from e
     aligner = None
     if args.aligner:
-        say(f"[2/3] loading aligner {args.aligner}")
-        aligner = load_model(args.aligner, args.dtype, say, convert=False)
-        try:
-            require_task(aligner, "align", f"--aligner {args.aligner}")
-        except ValueError as e:
-            raise AppError(str(e)) from e
+        say(f"[{stages - 1}/{stages}] loading aligner {args.aligner}")
+        aligner = _loaded(args.aligner, "align", "--aligner", args, display, say, convert=False)
     say(f"[{stages}/{stages}] warming up: preparing the shapes dictation uses (a short and a 30 s clip, live steps)")
     warm_up(model)  # MLX builds a kernel per new shape: the first utterance must not wait for that
     live.warm_up()
     return live, aligner
+
+
+def _loaded(name: str, task: str, flag: str, args, display, say, convert: bool = True) -> "mq.Recogniser":
+    """The model `name` for `task` (an aligner as --model is refused in one line), with download bars."""
+    bars = StageBars(display.console) if isinstance(display, LiveDisplay) and convert else None
+    try:
+        model = load_model(name, args.dtype, say, convert=convert and not args.no_convert, progress=bars)
+    finally:
+        if bars is not None:
+            bars.close()
+    try:
+        require_task(model, task, f"{flag} {name}")
+    except ValueError as e:
+        raise AppError(str(e)) from e
+    return model
 
 
 def _toggle_pause(worker: Worker, stats: SessionStats, display) -> None:

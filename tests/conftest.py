@@ -14,6 +14,7 @@ import pytest
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.testing.random_checkpoint import tiny_config, write_listening_checkpoint, write_random_checkpoint
+from mlx_qwen3asr.testing.random_sensevoice import tiny_sensevoice_config, write_random_sensevoice
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDENS = FIXTURES / "goldens"
@@ -29,6 +30,17 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_model(tiny_checkpoint):
     return mq.load(tiny_checkpoint, dtype="float32")
+
+
+@pytest.fixture(scope="session")
+def sensevoice_dir(tmp_path_factory) -> Path:
+    """A tiny random SenseVoiceSmall release folder (the one its goldens were made from), seed 0."""
+    return write_random_sensevoice(tmp_path_factory.mktemp("sensevoice") / "tiny", tiny_sensevoice_config(), seed=0)
+
+
+@pytest.fixture(scope="session")
+def sensevoice(sensevoice_dir):
+    return mq.load(sensevoice_dir, dtype="float32")
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@
           -> its Events, each as Event.to_json() (the app's `--events jsonl` lines, docs/live.md)
     {"type": "finish"} -> after the backlog, worker.call(session.finish()) -> its events, session.done
     {"type": "session.update", "prompt": ...} before the first audio: a prompt too long for a URL
+    --partials-model: each session's partials from that model (two-pass: streaming/two_pass.py), commits from --model
     disconnect -> the in-flight step is cancelled (skipped if not started, stopped at its next token if
                   running), the session dropped
 
@@ -31,6 +32,7 @@ from mlx_qwen3asr.decode.prefix_cache import PrefixCache
 from mlx_qwen3asr.families.recogniser import Recogniser
 from mlx_qwen3asr.options import DecodeOptions
 from mlx_qwen3asr.streaming import Event, LiveSession, LiveTranscriber, StreamingTranscriber, WindowSession
+from mlx_qwen3asr.streaming.two_pass import two_pass_engine
 from mlx_qwen3asr.streaming.utterances import make_engine
 from mlx_qwen3asr.streaming.window_decoder import window_decoder
 
@@ -57,17 +59,27 @@ def error_event(error: APIError) -> dict:
 
 
 def make_session(
-    model: Recogniser, options: LiveOptions, server_cap: Optional[int], prefixes: PrefixCache, vad=None
+    model: Recogniser,
+    options: LiveOptions,
+    server_cap: Optional[int],
+    prefixes: PrefixCache,
+    vad=None,
+    partials: Optional[Recogniser] = None,
 ) -> LiveTranscriber:
-    """The connection's session on the served model, its prompt head from the server's PrefixCache. The
-    options were checked at the handshake or the session.update (check_prompt): the session's decoder
-    is made here, so the session does not check them again."""
+    """The connection's session on the served model, its prompt head from the server's PrefixCache, its
+    partials from `partials` when the server has one (--partials-model). The options were checked at the
+    handshake or the session.update (check_prompt): the session's decoder is made here, so the session does
+    not check them again (the first model gets those it can take: two_pass.first_pass_options)."""
     decode = options.decode_options(server_cap, model.chunk_seconds)
     if options.engine == "window":
         decoder = window_decoder(model, decode, prefix_cache=prefixes)
         return WindowSession(StreamingTranscriber.on_decoder(decoder, decode, sample_rate=options.sample_rate))
+    if partials is None:
+        engine = make_engine(model, "streaming", decode, prefixes)
+    else:
+        engine = two_pass_engine(model, partials, decode, prefixes)
     return LiveSession.on_engine(
-        make_engine(model, "streaming", decode, prefixes), pause=options.pause, max_utterance=options.max_utterance,
+        engine, pause=options.pause, max_utterance=options.max_utterance,
         sample_rate=options.sample_rate, channels_last=True, vad=vad,
     )  # fmt: skip
 
@@ -172,7 +184,7 @@ class LiveConnection:
             await self.wake.wait()
             self.wake.clear()
             if self.session is None and (self.backlog or self.finish_requested):  # made once the prompt is known
-                make = lambda m, o=self.options: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad)  # noqa: E731
+                make = lambda m, o=self.options: make_session(m.asr, o, self.server_cap, m.prefixes, m.vad, m.partials)  # noqa: E731
                 self.session = await self._on_worker(make)
             if self.backlog:
                 waiting, arrived = self.backlog, self.arrived

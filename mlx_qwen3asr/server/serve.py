@@ -1,8 +1,9 @@
-"""`python -m mlx_qwen3asr.server --model M [--aligner A] [--diarize [D]] [--host 127.0.0.1] [--port 8000]`: load,
-warm up, serve.
+"""`python -m mlx_qwen3asr.server --model M [--partials-model P] [--aligner A] [--diarize [D]] [--host 127.0.0.1]
+[--port 8000]`: load, warm up, serve.
 
 argv -> options (refuses a non-local --host without --api-key)
--> ModelWorker thread: mq.load + warm-up (decode/warm_up.py: a short and a 30 s clip together) and a live session; with --aligner, mq.load of
+-> ModelWorker thread: mq.load + warm-up (decode/warm_up.py: a short and a 30 s clip together) and a live session
+   (with --partials-model, mq.load of the first pass, loaded once, warmed in that session); with --aligner, mq.load of
    the forced aligner + one short alignment; with --diarize, mq.load of the diarizer + one short diarization -> ready
 -> uvicorn serves build_app(...) until Ctrl-C / SIGTERM (open requests get SHUTDOWN_GRACE_SECONDS) -> the worker stops
 """
@@ -56,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help=f"label speakers with pyannote's diarizer (folder or hub id; default {DEFAULT_DIARIZER}): "
         "response_format=diarized_json, and speakers in verbose_json, srt and vtt",
+    )
+    add(
+        "--partials-model",
+        default=None,
+        metavar="MODEL",
+        help="live sessions' tentative text from this fast model (e.g. a SenseVoiceSmall folder), commits from "
+        "--model (memory: both)",
     )
     add("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1; any other needs --api-key)")
     add("--port", type=int, default=8000)
@@ -138,17 +146,24 @@ def load_and_warm(
     vad: str = "energy",
     vad_files: bool = False,
     diarizer_path: Optional[str] = None,
+    partials_path: Optional[str] = None,
 ) -> ServedModels:
     """Runs on the worker thread: the first request then pays no compile or allocation cost (and
     finds the prompt head without a context already computed)."""
     model = load(model_path, dtype=dtype)
     require_task(model, "transcribe", f"--model {model_path}")
     served = ServedModels(model, prefix_bytes=prefix_bytes, vad=vad_by_name(vad), vad_files=vad_files)
+    if partials_path is not None:
+        served.partials = load(partials_path, dtype=dtype)
+        require_task(served.partials, "transcribe", f"--partials-model {partials_path}")
     noise = np.random.default_rng(0).normal(0.0, 0.1, SAMPLE_RATE).astype(np.float32)
     # the shapes file batches use: a short and a 30 s clip, two rows (decode/warm_up.py)
     warm_up(model, served.prefixes)
-    live = LiveSession(model, DecodeOptions(max_new_tokens=WARMUP_TOKENS), prefix_cache=served.prefixes, vad=served.vad)
-    live.warm_up()  # the live path too
+    live = LiveSession(
+        model, DecodeOptions(max_new_tokens=WARMUP_TOKENS), partials_model=served.partials,
+        prefix_cache=served.prefixes, vad=served.vad,
+    )  # fmt: skip
+    live.warm_up()  # the live path too (the partials model's as well)
     if aligner_path is not None:
         served.aligner = load(aligner_path, dtype=dtype)
         require_task(served.aligner, "align", f"--aligner {aligner_path}")
@@ -193,6 +208,7 @@ def main(argv=None) -> int:
             args.vad,
             args.vad_files,
             args.diarize,
+            args.partials_model,
         ),  # fmt: skip
         batch_size=args.batch_size,
         max_queue=args.max_queue,
@@ -202,8 +218,8 @@ def main(argv=None) -> int:
     except (FileNotFoundError, ValueError, OSError) as e:
         print(f"error: cannot load model: {e}", file=sys.stderr)
         return 1
-    loaded = ", ".join(f"{what} {name}" for what, name in [("model", args.model), ("aligner", args.aligner),
-                                                            ("diarizer", args.diarize)] if name)  # fmt: skip
+    loaded = ", ".join(f"{what} {name}" for what, name in [("model", args.model), ("partials model", args.partials_model),
+                                                            ("aligner", args.aligner), ("diarizer", args.diarize)] if name)  # fmt: skip
     print(f"{loaded} loaded and warm in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     state = served_state(args, worker, ServerState)
     app = build_app(state, args.api_key, int(args.max_upload_mb * 1e6), args.client_timeout)

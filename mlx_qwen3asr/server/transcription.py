@@ -39,6 +39,7 @@ class ServedModels:
     prefix_bytes: int = DEFAULT_MAX_BYTES
     vad: Optional[VoiceDetector] = None  # --vad: the live sessions' end-pointer (None: Silero, as LiveSession's)
     vad_files: bool = False  # --vad-files: file requests decode only where `vad` hears speech
+    partials: Optional[Recogniser] = None  # --partials-model: live partials from it, commits from asr (two-pass)
     prefixes: PrefixCache = field(init=False)
 
     def __post_init__(self):

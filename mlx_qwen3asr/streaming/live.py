@@ -12,6 +12,7 @@ Data flow (one thread):
       0.6 s pause ends an utterance, 20 s without one cuts it at its quietest 100 ms)
       -> finished utterance -> engine.final = transcribe(utterance) -> "commit" event
       -> open utterance, when due -> engine.partial (its audio and the VAD's flags) -> "partial" event
+         (two-pass, partials_model=: the first model's text of its last seconds, two_pass.py)
       -> open utterance in a pause, its tail heard -> engine.prepare(closing audio) -> "partial" event
 
 Commits: append-only (`committed` only grows); an utterance that ends with a pause commits exactly
@@ -47,6 +48,7 @@ from ..vad.energy import DEAD_PEAK, FRAME
 from .events import Event
 from .live_stats import LiveStats
 from .segmenter import MAX_UTTERANCE_SECONDS, PAUSE_SECONDS, Segmenter, Utterance
+from .two_pass import two_pass_engine
 from .utterances import UtteranceEngine, check_partials, make_engine
 
 MIN_PARTIAL_SECONDS = 0.3
@@ -85,16 +87,26 @@ class LiveSession:
         options: DecodeOptions = DecodeOptions(),
         *,
         partials: str = "streaming",
+        partials_model: Optional[Recogniser] = None,
         prefix_cache: Optional[PrefixCache] = None,
         **settings: Unpack[LiveSettings],
     ) -> None:
         """The checking constructor: `options` checked against `model` (once), its utterance engine made.
         partials: "streaming" (library streaming engine), "offline" (re-decode) or "off" (utterances.PARTIALS).
+        partials_model: a second, fast model (SenseVoiceSmall) that makes the partials on the open utterance's
+        last seconds, `model` only the finals (two_pass.py; not with partials="off"; "streaming" and "offline"
+        then mean the same: one transcribe of the window per partial); it gets the options it can take
+        (first_pass_options). The commits are the same with and without it.
         prefix_cache: the prompt head's keys and values for every partial and final: computed once
         for the session (None), from a shared PrefixCache (a server's), or never (PrefixCache.off(model)).
         settings: LiveSettings (pause, max_utterance, refresh_every, sample_rate, channels_last, vad, ...)."""
         check_partials(partials)
         options.check(model)
+        if partials_model is not None:
+            if partials == "off":
+                raise ValueError("partials='off' shows no partials: drop partials_model, or leave partials as it is")
+            self._start(two_pass_engine(model, partials_model, options, prefix_cache), **settings)
+            return
         if partials == "off":
             settings = {**settings, "refresh_every": None}
         self._start(make_engine(model, partials, options, prefix_cache), **settings)
@@ -169,7 +181,7 @@ class LiveSession:
         self.stats.compute_seconds += cost
         self._next_partial = self.clock() + max(self.refresh_every, 2 * cost)
         self._partial_for = len(audio)
-        return self._partial_event(text)
+        return [] if text is None else self._partial_event(text)
 
     def _prepare(self) -> list[Event]:
         """The speaker paused: the final of the audio a commit would hold, while the pause goes on

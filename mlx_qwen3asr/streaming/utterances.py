@@ -54,8 +54,9 @@ def warm_up_audio() -> np.ndarray:
 class UtteranceEngine(Protocol):
     language: str  # the language of the last final (or partial), "" while unknown
 
-    # voiced: one speech flag per sample of audio, as the session's voice detector judged it (None: not judged)
-    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> str: ...
+    # voiced: one speech flag per sample of audio, as the session's voice detector judged it (None: not judged);
+    # None back: no partial now (two_pass.py's engine once its first model failed)
+    def partial(self, audio: np.ndarray, voiced: Optional[np.ndarray] = None) -> Optional[str]: ...
 
     def final(self, audio: np.ndarray) -> str: ...
 

@@ -15,6 +15,9 @@ Default model: a random-weight checkpoint the size of Qwen3-ASR-0.6B (written on
     python -m scripts.bench.live --model DIR      # a real or converted model folder
     python -m scripts.bench.live --compare        # finals from scratch vs reusing the partials, interleaved
     python -m scripts.bench.live --final-only     # the final's decode alone: scratch vs a verified partial
+    python -m scripts.bench.live --two-pass --refresh 0.3   # partials from SenseVoiceSmall (real-size random)
+        vs today's single model: lanes single, two-pass, two-pass, single on the same replay, then the first
+        model's refresh cost against the open utterance's length (live_two_pass.py); --quick: tiny models
 """
 
 import argparse
@@ -29,11 +32,15 @@ import numpy as np
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.runtime.blas import ensure_fast_blas
+from mlx_qwen3asr.streaming.two_pass import two_pass_engine
 from mlx_qwen3asr.streaming.utterances import PARTIALS, make_engine
 from mlx_qwen3asr_app.replay import FileSource
 from mlx_qwen3asr_app.worker import Worker, make_queue
-from scripts.bench.common import CACHE_DIR, random_checkpoint
+from scripts.bench.common import CACHE_DIR, random_checkpoint, random_sensevoice
 from scripts.bench.live_audio import RATE, SENTENCES, make_session_audio, speech
+from scripts.bench.live_two_pass import LENGTHS, print_costs, print_lanes, refresh_costs
+
+DECODED_SECONDS = 0.005  # a partial call this short decoded nothing (the streaming engine: no new whole second)
 
 
 class TimedEngine:
@@ -89,15 +96,18 @@ class Recorder:
             self.partials.append(time.monotonic())
 
 
-def replay(model, wav: Path, args, recorder: Recorder):
-    """Replay `wav` at real-time pace through a LiveSession; (replay start, stats, engine)."""
-    options = mq.DecodeOptions(args.language, "", args.max_new_tokens)
+def replay(model, wav: Path, args, recorder: Recorder, first=None):
+    """Replay `wav` at real-time pace through a LiveSession (partials from `first` when given: two-pass);
+    (replay start, stats, engine)."""
+    options = mq.DecodeOptions(args.language, "", args.max_new_tokens).check(model)
     blocks = make_queue()
-    engine = TimedEngine(make_engine(model, args.partials, options, reuse=args.finals == "reuse"))
-    options.check(model)
-    finals_only = {"refresh_every": None} if args.partials == "off" else {}
+    if first is not None:
+        engine = TimedEngine(two_pass_engine(model, first, options))
+    else:
+        engine = TimedEngine(make_engine(model, args.partials, options, reuse=args.finals == "reuse"))
+    refresh = {"refresh_every": None if args.partials == "off" else args.refresh}
     live = mq.LiveSession.on_engine(
-        engine, pause=args.pause, channels_last=True, **finals_only
+        engine, pause=args.pause, channels_last=True, **refresh
     )  # FileSource blocks are [n, 1], as the app's
     live.warm_up()
 
@@ -128,6 +138,7 @@ def report(
     engine: TimedEngine,
 ) -> dict:
     latencies, first_partials = [], []
+    decoded = [t for t in engine.partials if t >= DECODED_SECONDS]
     for at, end in recorder.commits:
         # the pause that ended this utterance: the last one starting before its end
         before = [i for i, p in enumerate(pause_starts) if p <= end + 1e-6]
@@ -152,7 +163,11 @@ def report(
         "prepared_finals": len(engine.prepares),
         "prepare_decode_p50_s": seconds(engine.prepares, 50),
         "partial_count": len(engine.partials),
-        "partial_decode_p50_s": seconds(engine.partials, 50),
+        "partials_per_audio_s": round(len(engine.partials) / stats.audio_seconds, 2),
+        "partial_decodes": len(decoded),
+        "partial_decode_p50_s": seconds(decoded, 50),
+        "partial_decode_p95_s": seconds(decoded, 95),
+        "partial_compute_per_audio_s": round(sum(engine.partials) / stats.audio_seconds, 3),
         "rtf": round(stats.rtf, 3),
         "audio_s": round(stats.audio_seconds, 1),
         "compute_s": round(stats.compute_seconds, 1),
@@ -169,6 +184,14 @@ def main() -> None:
     p.add_argument("--max-new-tokens", type=int, default=20)
     p.add_argument("--partials", choices=PARTIALS, default="streaming")
     p.add_argument("--pause", type=float, default=0.6)
+    p.add_argument("--refresh", type=float, default=0.5, help="seconds between partials at most (the app's --refresh)")
+    p.add_argument(
+        "--two-pass",
+        action="store_true",
+        help="lanes single, two-pass, two-pass, single (partials from --partials-model), then its refresh cost "
+        "against the open utterance's length",
+    )
+    p.add_argument("--partials-model", default=None, help="the first model (default: SenseVoiceSmall-size random)")
     p.add_argument("--language", default=None, help="force a language (default: detected)")
     p.add_argument(
         "--finals",
@@ -188,21 +211,30 @@ def main() -> None:
         help="time only the final's decode per sentence: scratch vs verifying a partial that heard the same audio",
     )
     args = p.parse_args()
-    model_path = args.model or random_checkpoint(args.cache_dir, quick=False)
+    if args.two_pass and (args.compare or args.final_only):
+        p.error("--two-pass is a comparison of its own: drop --compare / --final-only")
+    tiny = args.two_pass and args.quick  # the two-pass lane's quick run: tiny models, seconds
+    model_path = args.model or random_checkpoint(args.cache_dir, quick=tiny)
     model = mq.load(model_path, dtype=args.dtype)
     if args.final_only:
         final_decodes(model, args)
         return
-    runs = ["scratch", "reuse", "reuse", "scratch"] if args.compare else [args.finals]
+    first = None
+    if args.two_pass:
+        first = mq.load(args.partials_model or random_sensevoice(args.cache_dir, quick=tiny), dtype=args.dtype)
+    runs = ["scratch", "reuse", "reuse", "scratch"] if args.compare else [args.finals] * (4 if args.two_pass else 1)
+    lanes = ["single", "two-pass", "two-pass", "single"] if args.two_pass else ["single"] * len(runs)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         wav, speech_starts, pause_starts = make_session_audio(3 if args.quick else 8, Path(tmp))
-        for finals in runs:
+        for finals, lane in zip(runs, lanes):
             args.finals = finals
             recorder = Recorder()
-            start, stats, engine = replay(model, wav, args, recorder)
+            start, stats, engine = replay(model, wav, args, recorder, first if lane == "two-pass" else None)
             result = report(recorder, start, speech_starts, pause_starts, stats, engine)
             result.update(
+                lane=lane,
+                refresh_setting_s=args.refresh,
                 finals=finals,
                 model=str(model_path),
                 dtype=args.dtype,
@@ -214,8 +246,13 @@ def main() -> None:
             )
             print(json.dumps(result, indent=2), flush=True)
             results.append(result)
+        if args.two_pass:
+            costs = refresh_costs(first, model, args.max_new_tokens, LENGTHS[:3] if args.quick else LENGTHS, Path(tmp))
     if args.compare:
         print_table(results)
+    if args.two_pass:
+        print_lanes(results)
+        print_costs(costs, os.getloadavg()[0])
 
 
 def final_decodes(model, args) -> None:

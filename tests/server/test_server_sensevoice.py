@@ -8,19 +8,8 @@ from openai import BadRequestError, OpenAI
 from server_helpers import server_process, wav_bytes
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.testing.random_sensevoice import tiny_sensevoice_config, write_random_sensevoice
 
 SPEECH = mq.load_audio(Path(__file__).resolve().parents[1] / "fixtures" / "audio" / "short.wav")
-
-
-@pytest.fixture(scope="module")
-def sensevoice_dir(tmp_path_factory):
-    return write_random_sensevoice(tmp_path_factory.mktemp("sensevoice") / "tiny", tiny_sensevoice_config(), seed=0)
-
-
-@pytest.fixture(scope="module")
-def sensevoice(sensevoice_dir):
-    return mq.load(sensevoice_dir, dtype="float32")
 
 
 @pytest.fixture(scope="module")

@@ -80,12 +80,13 @@ def test_the_set_up_script_installs_every_debian_package_the_tests_need():
     assert needed <= installed, f"scripts/env.sh must install {sorted(needed - installed)}: tests never install"
 
 
-def test_every_python_example_in_the_readme_runs_as_written(tiny_checkpoint, tmp_path):
-    """Each block runs from the clone's root, the hub id swapped for a random checkpoint (no downloads here)."""
+def test_every_python_example_in_the_readme_runs_as_written(tiny_checkpoint, sensevoice_dir, tmp_path):
+    """Each block runs from the clone's root, the hub ids swapped for random checkpoints (no downloads here)."""
     blocks = {g: re.findall(r"```python\n(.*?)```", g.read_text(encoding="utf-8"), flags=re.S) for g in RUNNABLE}
     assert len(blocks[ROOT / "README.md"]) >= 3, "the API, the files and the live examples"
     for block in [b for guide_blocks in blocks.values() for b in guide_blocks]:
-        code = block.replace('"Qwen/Qwen3-ASR-0.6B"', repr(str(tiny_checkpoint))).replace(
+        code = block.replace('"Qwen/Qwen3-ASR-0.6B"', repr(str(tiny_checkpoint)))
+        code = code.replace('"FunAudioLLM/SenseVoiceSmall"', repr(str(sensevoice_dir))).replace(
             "/tmp/tiny-asr", str(tmp_path / "t")
         )
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)

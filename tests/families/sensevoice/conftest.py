@@ -1,23 +1,11 @@
-"""SenseVoiceSmall fixtures: the tiny random release folder the goldens were made from (written at test time,
-no torch), loaded with its am.mvn and without it."""
+"""SenseVoiceSmall fixtures: the tiny random release folder the goldens were made from (tests/conftest.py's
+sensevoice_dir, written at test time, no torch), loaded with its am.mvn (sensevoice) and without it."""
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 import mlx_qwen3asr as mq
-from mlx_qwen3asr.testing.random_sensevoice import tiny_sensevoice_config, write_random_sensevoice
-
-
-@pytest.fixture(scope="session")
-def sensevoice_dir(tmp_path_factory) -> Path:
-    return write_random_sensevoice(tmp_path_factory.mktemp("sensevoice") / "tiny", tiny_sensevoice_config(), seed=0)
-
-
-@pytest.fixture(scope="session")
-def sensevoice(sensevoice_dir):
-    return mq.load(sensevoice_dir, dtype="float32")
 
 
 @pytest.fixture(scope="session")
