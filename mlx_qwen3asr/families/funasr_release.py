@@ -20,6 +20,7 @@ Release names -> the shared encoder's module names (encoder_names; layers/sanm.p
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +30,7 @@ import numpy as np
 import yaml
 
 from ..audio.fbank import fbank, stack_lfr
+from ..layers.config import BaseArgs
 from ..layers.from_checkpoint import check_weights, quantize_like_config
 from .torch_checkpoint import read_torch_checkpoint
 
@@ -41,6 +43,22 @@ BLOCK_RENAMES = (
     ("feed_forward.w_1.", "mlp.fc1."),
     ("feed_forward.w_2.", "mlp.fc2."),
 )
+
+
+@dataclass
+class FrontendConf(BaseArgs):
+    """What the shared Kaldi fbank + LFR computes (audio/fbank.py); other values are refused."""
+
+    fs: int = 16000
+    window: str = "hamming"
+    n_mels: int = 80
+    frame_length: int = 25
+    frame_shift: int = 10
+    lfr_m: int = 7
+    lfr_n: int = 6
+
+
+SUPPORTED_FRONTEND = FrontendConf()
 
 
 def lfr_features(wave: np.ndarray) -> np.ndarray:

@@ -18,6 +18,7 @@ from typing import Any, Optional
 from ...layers.config import BaseArgs
 from ...layers.sanm import EncoderArgs
 from ...text.jsonfile import REDOWNLOAD
+from ..funasr_release import SUPPORTED_FRONTEND, FrontendConf
 
 MODEL_TYPE = "sensevoice_small"
 NO_POSITION_LIMIT = 1 << 20  # the sinusoid is computed for any length: the limit is memory (model.chunk_seconds)
@@ -33,22 +34,6 @@ class EncoderConf(BaseArgs):
     kernel_size: int = 11
     sanm_shfit: int = 0
     normalize_before: bool = True
-
-
-@dataclass
-class FrontendConf(BaseArgs):
-    """What the shared Kaldi fbank + LFR computes (audio/fbank.py); other values are refused."""
-
-    fs: int = 16000
-    window: str = "hamming"
-    n_mels: int = 80
-    frame_length: int = 25
-    frame_shift: int = 10
-    lfr_m: int = 7
-    lfr_n: int = 6
-
-
-SUPPORTED_FRONTEND = FrontendConf()
 
 
 @dataclass
