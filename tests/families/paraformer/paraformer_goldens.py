@@ -11,6 +11,7 @@ from mlx_qwen3asr.testing.signals import joined, noise
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 GOLDENS = FIXTURES / "paraformer"
 CLIPS = ("short", "long", "exact", "noise", "joined40", "tail")
+REAL_CLIPS = ("short", "exact", "noise", "joined40", "tail")  # the real-size goldens (--real)
 
 
 def golden(name: str, size: str = "tiny") -> dict:

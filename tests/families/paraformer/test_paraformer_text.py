@@ -5,10 +5,11 @@ import json
 
 import numpy as np
 import pytest
-from paraformer_goldens import CLIPS, GOLDENS, clip, golden
+from paraformer_goldens import CLIPS, GOLDENS, REAL_CLIPS, clip, golden
 
 from mlx_qwen3asr.families.paraformer.text import sentence
 from mlx_qwen3asr.families.paraformer.timestamps import token_times
+from mlx_qwen3asr.testing.random_paraformer import REAL_VOCAB, tokens
 
 CASES = json.loads((GOLDENS / "postprocess.json").read_text(encoding="utf-8"))
 
@@ -49,3 +50,14 @@ def test_our_token_times_are_funasr_ones_but_a_frame_at_round_off_ties(paraforme
     # the places come from a float32 running sum of fires that differ by ~1e-5: a crossing can move by one
     # 60 ms frame (measured: 2 of 302 tokens on the 40 s clip, none elsewhere)
     assert (off <= 60).all() and (off > 0).mean() <= 0.02, off
+
+
+@pytest.mark.parametrize("name", REAL_CLIPS)
+def test_the_real_configurations_text_and_times_from_funasr_ids_and_fires_are_its_own(name):
+    want, vocabulary = golden(name, "real"), tokens(REAL_VOCAB)
+    pieces = [vocabulary[i] for i in want["ids"]]
+    assert sentence(pieces)[0] == str(want["text"])
+    times = token_times(want["alphas"], want["fires"], len(pieces))
+    assert times == want["token_ms"].tolist()
+    _, words, spans = sentence(pieces, times)
+    assert (" ".join(words), spans) == (str(want["ts_text"]), want["timestamp"].tolist())
