@@ -46,6 +46,19 @@ BLOCK_RENAMES = (
 
 
 @dataclass
+class EncoderConf(BaseArgs):
+    """config.yaml's encoder_conf of a SAN-M encoder (SANMEncoder, SenseVoiceEncoderSmall)."""
+
+    output_size: int
+    attention_heads: int
+    linear_units: int
+    num_blocks: int
+    kernel_size: int = 11
+    sanm_shfit: int = 0
+    normalize_before: bool = True
+
+
+@dataclass
 class FrontendConf(BaseArgs):
     """What the shared Kaldi fbank + LFR computes (audio/fbank.py); other values are refused."""
 

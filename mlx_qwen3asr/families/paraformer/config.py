@@ -21,22 +21,11 @@ from ...layers.config import BaseArgs
 from ...layers.sanm import EncoderArgs
 from ...layers.sanm_decoder import DecoderArgs
 from ...text.jsonfile import REDOWNLOAD
-from ..funasr_release import SUPPORTED_FRONTEND, FrontendConf
+from ..funasr_release import SUPPORTED_FRONTEND, EncoderConf, FrontendConf
 
 MODEL_TYPE = "paraformer"
 NO_POSITION_LIMIT = 1 << 20  # the sinusoid is computed for any length: the limit is memory (model.chunk_seconds)
 LAYER_NORM_EPS = 1e-12  # funasr's LayerNorm (transformer/layer_norm.py), in the encoder and the decoder
-
-
-@dataclass
-class EncoderConf(BaseArgs):
-    output_size: int
-    attention_heads: int
-    linear_units: int
-    num_blocks: int
-    kernel_size: int = 11
-    sanm_shfit: int = 0
-    normalize_before: bool = True
 
 
 @dataclass
