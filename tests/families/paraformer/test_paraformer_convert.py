@@ -7,6 +7,7 @@ from paraformer_goldens import clip, golden
 
 import mlx_qwen3asr as mq
 from mlx_qwen3asr.loading.convert import Recipe, convert
+from mlx_qwen3asr.loading.convert.fidelity import Trace, check_fidelity, compare
 
 
 def test_a_float_conversion_gives_the_release_ids(paraformer_dir, tmp_path):
@@ -38,3 +39,16 @@ def test_quantized_conversions_load_as_recorded_and_keep_the_predictor_and_decod
     # the decoder on the same token rows: lowest log-prob cosine measured 0.999989 (8-bit), 0.9973 (4-bit)
     cosine = (ours * reference).sum(-1) / (np.linalg.norm(ours, axis=-1) * np.linalg.norm(reference, axis=-1))
     assert cosine.min() > {8: 0.9999, 4: 0.995}[bits], f"lowest log-prob cosine {cosine.min():.5f}"
+
+
+def test_the_fidelity_check_compares_every_token_and_counts_a_missing_one_as_a_divergence(paraformer_dir, tmp_path):
+    out = convert(paraformer_dir, tmp_path / "f32", Recipe(bits=16, encoder_bits=16, dtype="float32"))
+    fidelity = check_fidelity(paraformer_dir, out.folder)
+    assert fidelity.first_divergence is None and len(fidelity.reference_tokens) > 10, "one pick per token"
+    shorter = Trace(fidelity.reference_tokens[:5], np.ones((5, 3)))
+    assert (
+        compare(
+            Trace(fidelity.reference_tokens, np.ones((len(fidelity.reference_tokens), 3))), shorter
+        ).first_divergence
+        == 5
+    )
