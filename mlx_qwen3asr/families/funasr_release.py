@@ -56,6 +56,7 @@ class EncoderConf(BaseArgs):
     kernel_size: int = 11
     sanm_shfit: int = 0
     normalize_before: bool = True
+    input_layer: str = "pe"  # x * sqrt(output_size) + sinusoid: the only input layer layers/sanm.py has
 
 
 @dataclass

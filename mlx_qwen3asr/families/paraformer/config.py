@@ -111,8 +111,8 @@ class ParaformerArgs:
     def check(self) -> None:
         enc, dec, pred = self.encoder_conf, self.decoder_conf, self.predictor_conf
         refusals = [
-            ("encoder_conf", "sanm_shfit 0, normalize_before true, num_blocks >= 1", enc,
-             enc.sanm_shfit == 0 and enc.normalize_before and enc.num_blocks >= 1),
+            ("encoder_conf", "input_layer pe, sanm_shfit 0, normalize_before true, num_blocks >= 1", enc,
+             enc.input_layer == "pe" and enc.sanm_shfit == 0 and enc.normalize_before and enc.num_blocks >= 1),
             ("decoder_conf", "sanm_shfit 0 and att_layer_num == num_blocks", dec,
              dec.sanm_shfit == 0 and dec.att_layer_num == dec.num_blocks >= 1),
             ("predictor_conf", "threshold 1.0 (funasr's cif_v1 fires at whole numbers) and idim = output_size", pred,

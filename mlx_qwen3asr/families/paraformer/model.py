@@ -10,7 +10,8 @@
 
 N < 1 (the alphas sum under 1 with the tail): no decoder pass and no text, as funasr returns no result.
 Module names are the release's except the encoder (the shared module: encoder.layers.N, see sanitize) and the
-decoder's FSMN (self_attn.conv). decoder.embed (a token embedding used only in training) is dropped.
+decoder's FSMN (self_attn.conv). decoder.embed (a token embedding used only in training) and a CTC head (a
+config with ctc_weight > 0 trains one; greedy inference never reads it) are dropped.
 Attention spans the whole clip, so one pass costs O(T^2): chunk_seconds bounds it (60 s: funasr runs a 40 s clip
 whole, and so do we; its model card cuts long audio with fsmn-vad, our VAD cuts where `vad=` says).
 """
@@ -137,11 +138,12 @@ class Paraformer(nn.Module):
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
         """Release names -> module names: the encoder's (funasr_release.encoder_names), the decoder's FSMN
-        (fsmn_block -> conv) and every conv to MLX's layout; decoder.embed dropped (training only). Idempotent."""
+        (fsmn_block -> conv) and every conv to MLX's layout; decoder.embed and ctc.* dropped (training only).
+        Idempotent."""
         out = {}
         kernel = self.args.predictor_conf.l_order + self.args.predictor_conf.r_order + 1
         for name, value in encoder_names(weights, self.args.encoder_conf.num_blocks).items():
-            if name.startswith("decoder.embed."):
+            if name.startswith(("decoder.embed.", "ctc.")):  # training only (greedy inference reads neither)
                 continue
             name = name.replace(".self_attn.fsmn_block.", ".self_attn.conv.")
             if name.startswith("decoder.") and name.endswith("self_attn.conv.weight") and value.shape[1] == 1:

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from paraformer_goldens import FIXTURES, clip, golden
+from paraformer_goldens import CLIPS, FIXTURES, clip, golden
 
 import mlx_qwen3asr as mq
 
@@ -22,6 +22,13 @@ def test_transcribe_gives_funasr_ids_text_and_timed_words(paraformer):
     [segment] = result.segments
     assert segment.token_ids == want["ids"].tolist() and result.text == str(want["text"])
     assert [w.text for w in segment.words] == str(want["ts_text"]).split(" "), "funasr's words, one time each"
+
+
+@pytest.mark.parametrize("name", CLIPS)
+def test_transcribe_gives_funasr_text_for_every_golden_clip(paraformer, name):
+    result = mq.transcribe(clip(name), paraformer)
+    assert [s.token_ids for s in result.segments] == [golden(name)["ids"].tolist()], "one pass, funasr's ids"
+    assert result.text == str(golden(name)["text"])
 
 
 @pytest.mark.parametrize(
