@@ -10,9 +10,10 @@ names: they never test a model's family by name or by isinstance. A family state
 languages, audio token rate, chunk limits, quantization rules) and the registry (registry.py) maps a
 folder to it. SpeechLM (speech_lm.py) is the base class that gives the decoder's part. `task` says what a loaded model is for ("transcribe" here, "align" for the aligner).
 
-A recogniser without a decoder loop (SenseVoiceSmall: one encoder pass and a CTC head) gives instead of the
-prompt and decoder names: `transcribe_chunks(waves, options) -> [Segment]` (the engine calls it when a model
-has it: decode/transcribe.py; live partials then take the offline engine), `default_batch_size(seconds)`
+A recogniser without a decoder loop (SenseVoiceSmall: one encoder pass and a CTC head; Paraformer: CIF and one
+decoder pass) gives instead of the prompt and decoder names: `transcribe_chunks(waves, options) -> [Segment]`
+(the engine calls it when a model has it: decode/transcribe.py; live partials then take the offline engine),
+`default_batch_size(seconds)`
 (no KV cache to size), `frame_log_probs(wave)` (the converter's fidelity check), `takes_context = False`
 (context and hotwords refused by DecodeOptions.check), `takes_itn = True` (DecodeOptions.itn), and for a
 family that loads its own release: `converted_config()` and `side_files()` (loading/convert/whole.py).

@@ -25,6 +25,7 @@ FAMILIES = {
     "fun_asr_nano": "mlx_qwen3asr.families.fun_asr_nano.model",  # FunAudioLLM/Fun-ASR-Nano-2512-hf
     "pyannote_speaker_diarization": "mlx_qwen3asr.families.pyannote.family",  # pyannote/speaker-diarization-community-1
     "sensevoice_small": "mlx_qwen3asr.families.sensevoice.family",  # FunAudioLLM/SenseVoiceSmall (release or converted)
+    "paraformer": "mlx_qwen3asr.families.paraformer.family",  # funasr/paraformer-zh (Paraformer-large; release or converted)
 }
 DEFAULT_KIND = "qwen3_asr"  # a config.json without model_type (early Qwen3-ASR conversions)
 TASKS = {

@@ -174,31 +174,31 @@ def write_sentencepiece(path: PathLike, pieces: list[tuple[str, int]]) -> None:
 # --- weights, CMVN, config -------------------------------------------------------------------------------
 
 
-def _array(spec: TensorSpec, seed: int) -> np.ndarray:
+def spec_array(spec: TensorSpec, seed: int) -> np.ndarray:
     return np.concatenate(list(tensor_blocks(spec, seed)), axis=0).reshape(spec.shape)
 
 
-def _linear(prefix: str, n_out: int, n_in: int, gain: float = 1.0) -> list[TensorSpec]:
+def linear_specs(prefix: str, n_out: int, n_in: int, gain: float = 1.0) -> list[TensorSpec]:
     return [
         TensorSpec(f"{prefix}.weight", (n_out, n_in), gain / np.sqrt(n_in)),
         TensorSpec(f"{prefix}.bias", (n_out,), 0.02),
     ]
 
 
-def _norm(prefix: str, dim: int) -> list[TensorSpec]:
+def norm_specs(prefix: str, dim: int) -> list[TensorSpec]:
     return [TensorSpec(f"{prefix}.weight", (dim,), 0.1, mean=1.0), TensorSpec(f"{prefix}.bias", (dim,), 0.02)]
 
 
-def _block(prefix: str, in_dim: int, dim: int, hidden: int, kernel: int) -> list[TensorSpec]:
+def sanm_block_specs(prefix: str, in_dim: int, dim: int, hidden: int, kernel: int) -> list[TensorSpec]:
     """One EncoderLayerSANM in its module order (self_attn, feed_forward, norm1, norm2)."""
     return [
-        *_linear(f"{prefix}.self_attn.linear_out", dim, dim, 0.5),
-        *_linear(f"{prefix}.self_attn.linear_q_k_v", 3 * dim, in_dim),
+        *linear_specs(f"{prefix}.self_attn.linear_out", dim, dim, 0.5),
+        *linear_specs(f"{prefix}.self_attn.linear_q_k_v", 3 * dim, in_dim),
         TensorSpec(f"{prefix}.self_attn.fsmn_block.weight", (dim, 1, kernel), 0.5 / np.sqrt(kernel)),
-        *_linear(f"{prefix}.feed_forward.w_1", hidden, dim, np.sqrt(2.0)),
-        *_linear(f"{prefix}.feed_forward.w_2", dim, hidden, 0.5),
-        *_norm(f"{prefix}.norm1", in_dim),
-        *_norm(f"{prefix}.norm2", dim),
+        *linear_specs(f"{prefix}.feed_forward.w_1", hidden, dim, np.sqrt(2.0)),
+        *linear_specs(f"{prefix}.feed_forward.w_2", dim, hidden, 0.5),
+        *norm_specs(f"{prefix}.norm1", in_dim),
+        *norm_specs(f"{prefix}.norm2", dim),
     ]
 
 
@@ -207,18 +207,18 @@ def sensevoice_specs(config: dict) -> list[TensorSpec]:
     enc = config["encoder_conf"]
     d, hidden, k = enc["output_size"], enc["linear_units"], enc["kernel_size"]
     stacked = config["frontend_conf"]["n_mels"] * config["frontend_conf"]["lfr_m"]
-    specs = _block("encoder.encoders0.0", stacked, d, hidden, k)
+    specs = sanm_block_specs("encoder.encoders0.0", stacked, d, hidden, k)
     for i in range(enc["num_blocks"] - 1):
-        specs += _block(f"encoder.encoders.{i}", d, d, hidden, k)
+        specs += sanm_block_specs(f"encoder.encoders.{i}", d, d, hidden, k)
     for i in range(enc["tp_blocks"]):
-        specs += _block(f"encoder.tp_encoders.{i}", d, d, hidden, k)
-    specs += _norm("encoder.after_norm", d) + _norm("encoder.tp_norm", d)
-    specs += _linear("ctc.ctc_lo", config["vocab_size"], d, 3.0)
+        specs += sanm_block_specs(f"encoder.tp_encoders.{i}", d, d, hidden, k)
+    specs += norm_specs("encoder.after_norm", d) + norm_specs("encoder.tp_norm", d)
+    specs += linear_specs("ctc.ctc_lo", config["vocab_size"], d, 3.0)
     return specs + [TensorSpec("embed.weight", (16, stacked), 1.0)]
 
 
 def state_dict(config: dict, seed: int) -> "OrderedDict[str, np.ndarray]":
-    state = OrderedDict((spec.name, _array(spec, seed)) for spec in sensevoice_specs(config))
+    state = OrderedDict((spec.name, spec_array(spec, seed)) for spec in sensevoice_specs(config))
     state["ctc.ctc_lo.bias"][0] += np.float32(BLANK_BIAS)
     return state
 

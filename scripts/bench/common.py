@@ -5,6 +5,7 @@ random_checkpoint(cache_dir, quick) -> folder: random weights in the official la
 random_aligner(cache_dir, quick)    -> the same for Qwen3-ForcedAligner-0.6B
 random_funasr(cache_dir, quick)     -> the same for Fun-ASR-Nano-2512 (its "-hf" layout)
 random_sensevoice(cache_dir, quick) -> the same for SenseVoiceSmall (its release layout, model.pt)
+random_paraformer(cache_dir, quick) -> the same for Paraformer-large (its release layout, model.pt)
 console                             one rich console for every table
 blas_libraries(), machine()         what a result was measured on
 """
@@ -20,6 +21,11 @@ from rich.console import Console
 from mlx_qwen3asr.testing.random_aligner import ALIGNER_FILES_DIR, tiny_aligner_config, write_random_aligner
 from mlx_qwen3asr.testing.random_checkpoint import FIXTURES_DIR, tiny_config, write_random_checkpoint
 from mlx_qwen3asr.testing.random_funasr import real_funasr_config, tiny_funasr_config, write_random_funasr
+from mlx_qwen3asr.testing.random_paraformer import (
+    real_paraformer_config,
+    tiny_paraformer_config,
+    write_random_paraformer,
+)
 from mlx_qwen3asr.testing.random_sensevoice import (
     real_sensevoice_config,
     tiny_sensevoice_config,
@@ -57,6 +63,15 @@ def random_sensevoice(cache_dir: Path, quick: bool) -> Path:
     if not (folder / "model.pt").exists():
         console.print(f"writing random checkpoint {folder}")
         write_random_sensevoice(folder, tiny_sensevoice_config() if quick else real_sensevoice_config(), seed=0)
+    return folder
+
+
+def random_paraformer(cache_dir: Path, quick: bool) -> Path:
+    """A random-weight Paraformer release folder (its real config, or the tiny test config with quick)."""
+    folder = Path(cache_dir).resolve() / ("paraformer-tiny-random" if quick else "paraformer-large-random")
+    if not (folder / "model.pt").exists():
+        console.print(f"writing random checkpoint {folder}")
+        write_random_paraformer(folder, tiny_paraformer_config() if quick else real_paraformer_config(), seed=0)
     return folder
 
 

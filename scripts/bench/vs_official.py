@@ -22,10 +22,12 @@ the same work on every side, the sides alternated run by run, the machine's load
       (Fun-ASR-Nano: its real "-hf" config, random weights; the official side is transformers'
        FunAsrNano in workers/official_funasr.py; "log-mel" reads "fbank + LFR" there)
     python -m scripts.bench.vs_official --family sensevoice --official-python /work/.venv-funasr-ref/bin/python
-      (SenseVoiceSmall: its real release config, random weights; sides ours (workers/ours_sensevoice.py),
-       official (funasr's AutoModel.generate, workers/official_sensevoice.py) and qwen3 (our Qwen3-ASR 0.6B on
-       the same clips, decoding 3 tokens per second of audio); stages: end to end on 10 s and 60 s, one pass
-       each; the real time factor of every side is printed under the table)
+    python -m scripts.bench.vs_official --family paraformer --official-python /work/.venv-funasr-ref/bin/python
+      (SenseVoiceSmall, Paraformer-large: their real release configs, random weights; sides ours, official
+       (funasr's AutoModel.generate) and qwen3 (our Qwen3-ASR 0.6B on the same clips, decoding 3 tokens per
+       second of audio); stages: end to end on 10 s and 60 s, one pass each, and for Paraformer the parts of
+       our pass (the CIF next to the encoder); the real time factor of every side is printed under the table;
+       the lanes: official_lanes.py)
 """
 
 import argparse
@@ -40,19 +42,19 @@ from typing import Optional
 from rich.table import Table
 
 from mlx_qwen3asr.runtime.blas import THREAD_VARIABLES
-from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint, random_funasr, random_sensevoice
+from scripts.bench.common import CACHE_DIR, ROOT, console, machine, random_checkpoint
 from scripts.bench.machine_load import QUIET_OTHERS, BackgroundLoad, LoadProbe
+from scripts.bench.official_lanes import (
+    FAMILIES,
+    OFFICIAL_WORKERS,
+    ONE_PASS,
+    Stage,
+    checkpoint_writer,
+    ours_worker,
+    stages,
+)
 from scripts.bench.sources import ours_environment, source_tree
 from scripts.bench.workers.protocol import Worker
-
-
-@dataclass
-class Stage:
-    key: str  # for --stages
-    name: str
-    request: dict
-    sides: str = "all"  # "all", or "official": a variant only the official side has
-    unit: str = "s"
 
 
 @dataclass(eq=False)  # a dict key by identity
@@ -65,61 +67,29 @@ class Side:
     records: list = field(default_factory=list)
 
 
-SPEECH_TOKENS_PER_SECOND = 3  # what an autoregressive side decodes for the sensevoice family's clips
-
-
-def stages(args: argparse.Namespace) -> list[Stage]:
-    if args.family == "sensevoice":  # no decoder loop: only the whole pass compares
-        return [
-            Stage(f"e2e{s:g}", f"end to end, {s:g} s clip", {"stage": "end_to_end", "seconds": s,
-                  "tokens": int(SPEECH_TOKENS_PER_SECOND * s)})
-            for s in args.seconds
-        ]  # fmt: skip
-    out = [
-        Stage(f"encoder{s:g}", f"log-mel + encoder, {s:g} s", {"stage": "encoder", "seconds": s}) for s in args.seconds
-    ]
-    out += [
-        Stage("prefill", "prefill, LM head on the last position", {"stage": "prefill", "head": "last"}),
-        Stage("prefill_all", "prefill, LM head on every position", {"stage": "prefill", "head": "all"}),
-        Stage("decode", "decode, ms per token", {"stage": "decode", "tokens": args.decode_tokens}, unit="ms"),
-        Stage(
-            "decode_generate",
-            "decode, ms per token, its generate()",
-            {"stage": "decode", "tokens": args.decode_tokens, "way": "generate"},
-            sides="official",
-            unit="ms",
-        ),
-        Stage(
-            "e2e",
-            f"end to end, 10 s clip, {args.e2e_tokens} tokens",
-            {"stage": "end_to_end", "seconds": 10.0, "tokens": args.e2e_tokens},
-        ),
-    ]
-    return out
-
-
 def make_side(spec: str, checkpoint: Path, args: argparse.Namespace) -> Side:
     threads = {name: str(args.threads) for name in THREAD_VARIABLES}
     if spec == "official":
         if not args.official_python:
             raise SystemExit("the official side needs --official-python PATH (a python with torch and qwen-asr)")
         env = {**{k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "PYTHONPATH")}, **threads}
-        worker = {"fun-asr-nano": "official_funasr", "sensevoice": "official_sensevoice"}.get(args.family, "official")
+        worker = OFFICIAL_WORKERS.get(args.family, "official")
         command = [args.official_python, "-m", f"scripts.bench.workers.{worker}", str(checkpoint)]
         return Side("official", command + ["--threads", str(args.threads)], env, ROOT, official=True)
     name, _, blas = spec.partition(":")
     name, _, rev = name.partition("@")
     root = source_tree(rev, args.cache_dir) if rev else ROOT
     env = ours_environment(root, blas, {**os.environ, **threads})
-    worker = "ours_sensevoice" if args.family == "sensevoice" and name == "ours" else "ours"
-    if name == "qwen3":  # our Qwen3-ASR 0.6B on the same clips (the sensevoice family's third side)
+    worker = ours_worker(args.family) if name == "ours" else "ours"
+    if name == "qwen3":  # our Qwen3-ASR 0.6B on the same clips (the one-pass families' third side)
         checkpoint = random_checkpoint(args.cache_dir, args.quick)
     return Side(spec, [sys.executable, "-m", f"scripts.bench.workers.{worker}", str(checkpoint)], env, root)
 
 
 def measure_stage(stage: Stage, workers: dict, args: argparse.Namespace) -> None:
     """--warmup + --runs rounds of one request per side, alternating; records kept on each side."""
-    sides = [s for s in workers if stage.sides == "all" or s.official]
+    sides = [s for s in workers if stage.sides == "all" or s.official == (stage.sides == "official")]
+    sides = [s for s in sides if stage.sides != "ours" or s.label.startswith("ours")]
     for round_index in range(args.warmup + args.runs):
         for side in sides:
             probe = LoadProbe()
@@ -223,9 +193,9 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument(
         "--sides",
         default=None,
-        help="comma list, the first is the reference (default ours,official; sensevoice: +qwen3)",
+        help="comma list, the first is the reference (default ours,official; sensevoice, paraformer: +qwen3)",
     )
-    parser.add_argument("--family", choices=("qwen3-asr", "fun-asr-nano", "sensevoice"), default="qwen3-asr")
+    parser.add_argument("--family", choices=FAMILIES, default="qwen3-asr")
     parser.add_argument("--official-python", help="python of an environment with torch + qwen-asr")
     parser.add_argument("--quick", action="store_true", help="the tiny test config, few tokens: seconds, for CI")
     parser.add_argument("--busy", action="store_true", help="measure under a fixed background load")
@@ -243,7 +213,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     parser.add_argument("--cache-dir", type=Path, default=CACHE_DIR)
     parser.add_argument("--json", type=Path, default=Path("bench_vs_official.json"))
     args = parser.parse_args(argv)
-    args.sides = args.sides or ("ours,official,qwen3" if args.family == "sensevoice" else "ours,official")
+    args.sides = args.sides or ("ours,official,qwen3" if args.family in ONE_PASS else "ours,official")
     args.runs = args.runs or (2 if args.quick else 5)
     args.decode_tokens = args.decode_tokens or (8 if args.quick else 32)
     args.e2e_tokens = args.e2e_tokens or (8 if args.quick else 64)
@@ -260,8 +230,7 @@ def unique_labels(sides: list[Side]) -> None:
 
 
 def run(args: argparse.Namespace) -> dict:
-    writers = {"fun-asr-nano": random_funasr, "sensevoice": random_sensevoice}
-    checkpoint = writers.get(args.family, random_checkpoint)(args.cache_dir, args.quick)
+    checkpoint = checkpoint_writer(args.family)(args.cache_dir, args.quick)
     sides = [make_side(spec.strip(), checkpoint, args) for spec in args.sides.split(",")]
     unique_labels(sides)
     plan = [s for s in stages(args) if not args.stages or s.key in args.stages.split(",")]
@@ -271,7 +240,7 @@ def run(args: argparse.Namespace) -> dict:
             workers[side] = Worker(side.label, side.command, side.env, side.cwd)
         ready = {side.label: workers[side].ready for side in sides}
         tokens = {r["prefill_tokens"] for r in ready.values() if r["prefill_tokens"]}  # 0: no prompt (CTC)
-        assert len(tokens) <= 1 or args.family == "sensevoice", f"the sides' prompts differ: {ready}"
+        assert len(tokens) <= 1 or args.family in ONE_PASS, f"the sides' prompts differ: {ready}"
         busy = BackgroundLoad(args.busy_workers if args.busy else 0, args.busy_duty)
         with busy:
             for stage in plan:

@@ -15,40 +15,18 @@ The encoder is the SAN-M encoder Fun-ASR-Nano holds: num_blocks + tp_blocks laye
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ...layers.config import BaseArgs
 from ...layers.sanm import EncoderArgs
 from ...text.jsonfile import REDOWNLOAD
+from ..funasr_release import SUPPORTED_FRONTEND, FrontendConf
+from ..funasr_release import EncoderConf as SANMEncoderConf
 
 MODEL_TYPE = "sensevoice_small"
 NO_POSITION_LIMIT = 1 << 20  # the sinusoid is computed for any length: the limit is memory (model.chunk_seconds)
 
 
 @dataclass
-class EncoderConf(BaseArgs):
-    output_size: int
-    attention_heads: int
-    linear_units: int
-    num_blocks: int
-    tp_blocks: int
-    kernel_size: int = 11
-    sanm_shfit: int = 0
-    normalize_before: bool = True
-
-
-@dataclass
-class FrontendConf(BaseArgs):
-    """What the shared Kaldi fbank + LFR computes (audio/fbank.py); other values are refused."""
-
-    fs: int = 16000
-    window: str = "hamming"
-    n_mels: int = 80
-    frame_length: int = 25
-    frame_shift: int = 10
-    lfr_m: int = 7
-    lfr_n: int = 6
-
-
-SUPPORTED_FRONTEND = FrontendConf()
+class EncoderConf(SANMEncoderConf):
+    tp_blocks: int = 0  # the timestamp-prediction blocks (20 in the release): from_dict refuses fewer than 1
 
 
 @dataclass

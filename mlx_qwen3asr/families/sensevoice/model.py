@@ -1,6 +1,6 @@
 """SenseVoiceSmall: one SAN-M encoder pass and a CTC head, no decoder loop (non-autoregressive).
 
-    wave -> x 32768 -> fbank + LFR [T, 560] -> CMVN (am.mvn)            (frontend.py)
+    wave -> x 32768 -> fbank + LFR [T, 560] -> CMVN (am.mvn)            (families/funasr_release.py)
     -> 4 query rows in front: embed[language], embed[1] (event), embed[2] (emotion), embed[14 | 15] (itn)
     -> SAN-M encoder (layers/sanm.py: x * sqrt(512) + sinusoid of positions 1..T+4, 50 + 20 layers) [T+4, 512]
     -> ctc.ctc_lo -> log-softmax [T+4, vocab] -> argmax per frame -> repeats merged -> blank 0 dropped
@@ -29,9 +29,8 @@ from ...layers.sanm import AudioEncoder
 from ...result import Segment
 from ...text.languages import CODES, Languages
 from ...text.script import join_text
+from ..funasr_release import CMVN, encoder_names, lfr_features
 from .config import SenseVoiceArgs
-from .frontend import lfr_features
-from .names import module_names
 from .timestamps import token_times, words_of
 from .vocabulary import Vocabulary
 
@@ -48,18 +47,6 @@ class CTC(nn.Module):
     def __init__(self, dim: int, vocab: int):
         super().__init__()
         self.ctc_lo = nn.Linear(dim, vocab)
-
-
-class CMVN(nn.Module):
-    """(x + shift) * scale per feature column: the release's am.mvn, stored as two tensors when converted."""
-
-    def __init__(self, dim: int):
-        super().__init__()
-        self.shift = mx.zeros((dim,))
-        self.scale = mx.ones((dim,))
-
-    def __call__(self, x: mx.array) -> mx.array:
-        return (x + self.shift) * self.scale
 
 
 def language_name(code: str) -> str:
@@ -153,8 +140,8 @@ class SenseVoiceSmall(nn.Module):
         return [self.vocabulary_file]
 
     def sanitize(self, weights: dict[str, mx.array]) -> dict[str, mx.array]:
-        """Release names -> module names (names.py: module_names), the FSMN conv to MLX's layout."""
-        return module_names(weights, self.args.encoder_conf.num_blocks)
+        """Release names -> module names (funasr_release.encoder_names), the FSMN conv to MLX's layout."""
+        return encoder_names(weights, self.args.encoder_conf.num_blocks)
 
 
 def collapse(best: np.ndarray) -> tuple[list[int], list[tuple[int, int]]]:

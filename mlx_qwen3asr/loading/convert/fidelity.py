@@ -104,10 +104,13 @@ def compare(reference: Trace, converted: Trace, eos_token_ids: tuple[int, ...] =
     n = ends[0] + 1 if ends else n
     ref, conv = reference.tokens[:n], converted.tokens[:n]
     diverged = [i for i, (a, b) in enumerate(zip(ref, conv)) if a != b]
+    if len(conv) < len(ref):  # a one-pass model counts its own tokens (Paraformer's CIF): fewer is a divergence
+        diverged.append(len(conv))
     first = diverged[0] if diverged else None
     top2 = np.sort(reference.logits[:n], axis=-1)[:, -2:]
     margins = top2[:, 1] - top2[:, 0]
-    cosines = _cosines(reference.logits[:n], converted.logits[:n])
+    shared = min(n, len(converted.logits))
+    cosines = _cosines(reference.logits[:shared], converted.logits[:shared])
     return Fidelity(
         ref,
         conv,

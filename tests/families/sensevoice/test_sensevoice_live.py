@@ -6,26 +6,13 @@ import pytest
 from sensevoice_goldens import clip
 
 import mlx_qwen3asr as mq
+from mlx_qwen3asr.testing.live import fed_in_real_time
 from mlx_qwen3asr.testing.signals import silence
-
-RATE = 16000
 
 
 def test_a_live_session_commits_transcribe_text_and_shows_partials(sensevoice):
-    class Clock:
-        now = 0.0
-
-        def __call__(self):
-            return self.now
-
-    clock = Clock()
     audio = np.concatenate([silence(0.5), clip("short"), silence(1.2), clip("exact"), silence(1.2)])
-    live = mq.LiveSession(sensevoice, clock=clock)
-    events = []
-    for start in range(0, len(audio), 480):  # 30 ms blocks at real-time pace on the fake clock
-        clock.now = (start + 480) / RATE
-        events += live.feed(audio[start : start + 480])
-    events += live.finish()
+    events = fed_in_real_time(sensevoice, audio)
     commits = [e for e in events if e.type == "commit"]
     assert len(commits) == 2, [e.text for e in commits]
     for commit in commits:

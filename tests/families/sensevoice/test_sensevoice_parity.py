@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sensevoice_goldens import CLIPS, clip, golden, request, variants
 
-from mlx_qwen3asr.families.sensevoice.frontend import lfr_features
+from mlx_qwen3asr.families.funasr_release import lfr_features
 from mlx_qwen3asr.families.sensevoice.model import N_QUERIES
 
 

@@ -1,10 +1,11 @@
-"""The official SenseVoiceSmall side of scripts/bench/vs_official.py (--family sensevoice): funasr 1.4.16's
-AutoModel in its own torch environment (scripts/make_sensevoice_goldens.py's docstring has the recipe).
+"""The official side of scripts/bench/vs_official.py for FunASR's one-pass models (--family sensevoice, paraformer):
+funasr 1.4.16's AutoModel in its own torch environment (scripts/make_sensevoice_goldens.py's docstring has the recipe).
 
-    python -m scripts.bench.workers.official_sensevoice RELEASE_FOLDER --threads 2   (started by the driver)
+    python -m scripts.bench.workers.official_one_pass RELEASE_FOLDER --threads 2   (started by the driver)
     -> ready: {"side": "official", "dtypes": ["float32"], "prefill_tokens": 0, "torch": version, "threads": n}
     -> end_to_end(seconds, tokens): AutoModel.generate(wave, language="auto", use_itn=False): its front end
-       (dither 0), the encoder, CTC and decoding to text, as a user calls it (no VAD model: one pass)
+       (dither 0), the encoder, CTC (SenseVoiceSmall) or CIF and the decoder (Paraformer, which ignores the
+       language and itn keywords) and decoding to text, as a user calls it (no VAD model: one pass)
 """
 
 import argparse
