@@ -32,7 +32,7 @@ from ..families.recogniser import Recogniser
 from ..options import DecodeOptions
 from .utterances import OfflineEngine
 
-PARTIAL_WINDOW_SECONDS = 6.0  # SenseVoiceSmall real size: ~1 s per refresh here at 6 s (docs/live.md)
+PARTIAL_WINDOW_SECONDS = 3.0  # SenseVoiceSmall real size, 2-core CPU: ~0.5 s a refresh (6 s: ~0.8 s; docs/live.md)
 CUT_FRAME = RATE // 100  # the freeze cuts at the quietest 100 ms (10 of these 10 ms frames) of its range
 
 
