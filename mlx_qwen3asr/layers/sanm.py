@@ -96,14 +96,17 @@ class FSMN(nn.Module):
         self.kernel = kernel
 
     def __call__(self, v: mx.array) -> mx.array:
-        left = (self.kernel - 1) // 2
-        padded = mx.pad(v, [(0, 0), (left, self.kernel - 1 - left), (0, 0)])
-        B, T, D = v.shape
-        steps = padded.shape[1] * D
-        taps = mx.as_strided(
-            padded, (B, T, self.kernel, D), (steps, D, D, 1)
-        )  # [B, T, K, D]: taps[t, k] = v[t + k - left]
-        return v + (taps * self.conv.weight[:, :, 0].T).sum(axis=2)
+        return memory(v, self.conv.weight, self.kernel)
+
+
+def memory(v: mx.array, weight: mx.array, kernel: int) -> mx.array:
+    """FSMN: v [B, T, D] + its depthwise conv by `weight` [D, K, 1] (the rows of v's channels)."""
+    left = (kernel - 1) // 2
+    padded = mx.pad(v, [(0, 0), (left, kernel - 1 - left), (0, 0)])
+    B, T, D = v.shape
+    steps = padded.shape[1] * D
+    taps = mx.as_strided(padded, (B, T, kernel, D), (steps, D, D, 1))  # [B, T, K, D]: taps[t, k] = v[t + k - left]
+    return v + (taps * weight[:, :, 0].T).sum(axis=2)
 
 
 class Attention(nn.Module):

@@ -21,7 +21,9 @@ def install_path(model: nn.Module) -> nn.Module:
     if not gpu_path():
         return two_stream_layers.install(model)
     decoder_gpu.install(model)
-    for install in model.gpu_installs:  # the family's own (Qwen3-ASR's encoder: families/qwen3_asr/gpu.py)
+    for install in getattr(
+        model, "gpu_installs", ()
+    ):  # the family's own (Qwen3-ASR's encoder: families/qwen3_asr/gpu.py)
         install(model)
     mx.eval(model.parameters())
     return model

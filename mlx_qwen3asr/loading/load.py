@@ -122,7 +122,8 @@ def load(path_or_repo: Union[str, Path], dtype: Optional[Union[str, mx.Dtype]] =
         dtype = DTYPES[dtype]
     folder = resolve_model_path(path_or_repo)
     if (family := self_loading(folder)) is not None:
-        return family.load_folder(folder, dtype or default_dtype())  # its own layout (pyannote keeps float32)
+        model = family.load_folder(folder, dtype or default_dtype())  # its own layout (pyannote keeps float32)
+        return install_path(model) if hasattr(model, "cpu_swaps") else model  # the device's path, as below
     keep_cpu_buffers()
     config, dtype = read_config(folder), dtype or default_dtype()
     tied = model_args(config).text.tie_word_embeddings

@@ -24,6 +24,7 @@ import numpy as np
 from ...audio.fbank import LFR_SECONDS
 from ...audio.fbank import features as lfr_features
 from ...layers.sanm import AudioEncoder
+from ...layers.sanm_two_streams import SANM_CPU_SWAPS
 from ...text.script import join_text
 from ..speech_lm import SpeechLM
 from . import original
@@ -51,6 +52,7 @@ class FunAsrNano(SpeechLM):
     # No documented limit of its own: Qwen3-ASR's, far within the decoder's positions.
     max_context_tokens = 10_000
     audio_prefixes = ("audio_tower.", "multi_modal_projector.")  # the adaptor at the encoder's bits too
+    cpu_swaps = SANM_CPU_SWAPS  # the SAN-M audio tower on two CPU streams (layers/sanm_two_streams.py)
 
     def __init__(self, args: FunAsrNanoArgs):
         super().__init__(args)

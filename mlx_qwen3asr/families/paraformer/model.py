@@ -28,6 +28,7 @@ from ...audio.fbank import LFR_SECONDS
 from ...audio.io import SAMPLE_RATE
 from ...layers.sanm import AudioEncoder
 from ...layers.sanm_decoder import SANMDecoder
+from ...layers.sanm_two_streams import SANM_CPU_SWAPS
 from ...result import Segment, Word
 from ...text.languages import Languages
 from ...text.script import join_text
@@ -45,6 +46,7 @@ class Paraformer(nn.Module):
     task = "transcribe"
     languages = Languages("Paraformer", ())  # no language query: a forced language is refused (options.py)
     takes_context = False  # no prompt: context and hotwords are refused (options.py)
+    cpu_swaps = SANM_CPU_SWAPS  # the SAN-M encoder on two CPU streams (loading/device_path.py installs them)
     keep_float = ("cmvn", "predictor", "encoder.layers.0.self_attn")  # 560 inputs: no quantization group divides it
     audio_prefixes = ("encoder.", "predictor.")  # at the converter's encoder bits; the decoder at its (decoder) bits
     audio_tokens_per_second = 1 / LFR_SECONDS

@@ -26,6 +26,7 @@ import numpy as np
 from ...audio.fbank import LFR_SECONDS
 from ...audio.io import SAMPLE_RATE
 from ...layers.sanm import AudioEncoder
+from ...layers.sanm_two_streams import SANM_CPU_SWAPS
 from ...result import Segment
 from ...text.languages import CODES, Languages
 from ...text.script import join_text
@@ -59,6 +60,7 @@ class SenseVoiceSmall(nn.Module):
     languages = Languages("SenseVoiceSmall", tuple(n for n in LANGUAGE_QUERY if n))
     takes_context = False  # no prompt: context and hotwords are refused (options.py)
     takes_itn = True  # DecodeOptions(itn=True): the "withitn" query (punctuation, inverse text normalisation)
+    cpu_swaps = SANM_CPU_SWAPS  # the SAN-M encoder on two CPU streams (loading/device_path.py installs them)
     keep_float = ("embed", "cmvn", "encoder.layers.0.self_attn")  # 560 inputs: no quantization group divides it
     audio_prefixes = ("encoder.",)  # at the converter's encoder bits; the CTC head at its (decoder) bits
     audio_tokens_per_second = 1 / LFR_SECONDS
