@@ -32,6 +32,7 @@ import yaml
 from ..audio.fbank import fbank, stack_lfr
 from ..layers.config import BaseArgs
 from ..layers.from_checkpoint import check_weights, quantize_like_config
+from ..text.jsonfile import REDOWNLOAD
 from .torch_checkpoint import read_torch_checkpoint
 
 SAMPLE_SCALE = np.float32(1 << 15)
@@ -166,6 +167,37 @@ def release_file(folder: Path, metas: dict, key: str, default: str, pattern: str
     if not path.is_file() and pattern:
         path = next(iter(sorted(folder.glob(pattern))), path)
     return path if path.is_file() else None
+
+
+@dataclass(frozen=True)
+class ReleaseFiles:
+    """The files of a FunASR release folder: config.yaml, model.pt, the vocabulary, am.mvn (None: no CMVN)."""
+
+    config: Path
+    weights: Path
+    vocabulary: Path
+    cmvn: Optional[Path]
+
+    @classmethod
+    def find(cls, folder: Path, vocabulary_key: str, label: str, default: str, pattern: str = "") -> "ReleaseFiles":
+        """As configuration.json names them (the vocabulary under tokenizer_conf[vocabulary_key], else `default`,
+        else `pattern`); FileNotFoundError naming what is missing (`label`: the vocabulary's name in it)."""
+        metas = file_metas(folder)
+        config = release_file(folder, metas, "config", "config.yaml")
+        weights = release_file(folder, metas, "init_param", "model.pt")
+        vocabulary = release_file(folder, metas.get("tokenizer_conf", {}), vocabulary_key, default, pattern)
+        cmvn = release_file(folder, metas.get("frontend_conf", {}), "cmvn_file", "am.mvn")
+        found = (("config.yaml", config), ("model.pt", weights), (label, vocabulary))
+        missing = [name for name, path in found if path is None]
+        if missing:
+            raise FileNotFoundError(f"{folder} has no {', '.join(missing)}: {REDOWNLOAD}")
+        return cls(config, weights, vocabulary, cmvn)
+
+    def config_with(self, weights: dict[str, mx.array], head: str) -> dict:
+        """config.yaml, with the vocabulary size (the rows of the `head` tensor) and whether am.mvn is there."""
+        config = yaml.safe_load(self.config.read_text(encoding="utf-8"))
+        config.update(vocab_size=int(weights[head].shape[0]), cmvn=self.cmvn is not None)
+        return config
 
 
 def read_state(weights_file: Path) -> dict[str, mx.array]:

@@ -14,18 +14,9 @@ from pathlib import Path
 from typing import Optional
 
 import mlx.core as mx
-import yaml
 
 from ...text.jsonfile import REDOWNLOAD
-from ..funasr_release import (
-    file_metas,
-    fill,
-    read_converted_weights,
-    read_state,
-    release_file,
-    release_model,
-    with_cmvn,
-)
+from ..funasr_release import ReleaseFiles, fill, read_converted_weights, read_state, release_model, with_cmvn
 from .config import MODEL_TYPE, ParaformerArgs
 from .model import Paraformer
 from .text import Tokens
@@ -42,21 +33,12 @@ def folder_kind(folder: Path) -> Optional[str]:
 
 def read_release(folder: Path) -> tuple[ParaformerArgs, dict[str, mx.array], Path]:
     """(args, release-named weights with the CMVN as cmvn.shift/scale, tokens.json) of a release folder."""
-    metas = file_metas(folder)
-    config_file = release_file(folder, metas, "config", "config.yaml")
-    weights_file = release_file(folder, metas, "init_param", "model.pt")
-    tokens = release_file(folder, metas.get("tokenizer_conf", {}), "token_list", TOKENS)
-    cmvn_file = release_file(folder, metas.get("frontend_conf", {}), "cmvn_file", "am.mvn")
-    found = (("config.yaml", config_file), ("model.pt", weights_file), (TOKENS, tokens))
-    missing = [name for name, path in found if path is None]
-    if missing:
-        raise FileNotFoundError(f"{folder} has no {', '.join(missing)}: {REDOWNLOAD}")
-    weights = read_state(weights_file)
+    files = ReleaseFiles.find(folder, "token_list", TOKENS, TOKENS)
+    weights = read_state(files.weights)
     if "decoder.output_layer.weight" not in weights or "predictor.cif_output.weight" not in weights:
-        raise ValueError(f"{weights_file} has no decoder.output_layer or predictor: not Paraformer's ({REDOWNLOAD})")
-    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-    config.update(vocab_size=int(weights["decoder.output_layer.weight"].shape[0]), cmvn=cmvn_file is not None)
-    return ParaformerArgs.from_dict(config), with_cmvn(weights, cmvn_file), tokens
+        raise ValueError(f"{files.weights} has no decoder.output_layer or predictor: not Paraformer's ({REDOWNLOAD})")
+    config = files.config_with(weights, "decoder.output_layer.weight")
+    return ParaformerArgs.from_dict(config), with_cmvn(weights, files.cmvn), files.vocabulary
 
 
 def read_converted(folder: Path) -> tuple[ParaformerArgs, dict[str, mx.array], Path]:

@@ -15,18 +15,9 @@ from pathlib import Path
 from typing import Optional
 
 import mlx.core as mx
-import yaml
 
 from ...text.jsonfile import REDOWNLOAD
-from ..funasr_release import (
-    file_metas,
-    fill,
-    read_converted_weights,
-    read_state,
-    release_file,
-    release_model,
-    with_cmvn,
-)
+from ..funasr_release import ReleaseFiles, fill, read_converted_weights, read_state, release_model, with_cmvn
 from .config import MODEL_TYPE, SenseVoiceArgs
 from .model import SenseVoiceSmall
 from .vocabulary import Vocabulary
@@ -43,24 +34,12 @@ def folder_kind(folder: Path) -> Optional[str]:
 
 def read_release(folder: Path) -> tuple[SenseVoiceArgs, dict[str, mx.array], Path]:
     """(args, release-named weights with the CMVN as cmvn.shift/scale, the .bpe.model) of a release folder."""
-    metas = file_metas(folder)
-    config_file = release_file(folder, metas, "config", "config.yaml")
-    weights_file = release_file(folder, metas, "init_param", "model.pt")
-    bpe = release_file(folder, metas.get("tokenizer_conf", {}), "bpemodel", "bpe.model", "*.bpe.model")
-    cmvn_file = release_file(folder, metas.get("frontend_conf", {}), "cmvn_file", "am.mvn")
-    missing = [
-        name
-        for name, path in (("config.yaml", config_file), ("model.pt", weights_file), ("the .bpe.model", bpe))
-        if path is None
-    ]
-    if missing:
-        raise FileNotFoundError(f"{folder} has no {', '.join(missing)}: {REDOWNLOAD}")
-    weights = read_state(weights_file)
+    files = ReleaseFiles.find(folder, "bpemodel", "the .bpe.model", "bpe.model", "*.bpe.model")
+    weights = read_state(files.weights)
     if "ctc.ctc_lo.weight" not in weights:
-        raise ValueError(f"{weights_file} has no ctc.ctc_lo.weight: not SenseVoiceSmall's weights ({REDOWNLOAD})")
-    config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
-    config.update(vocab_size=int(weights["ctc.ctc_lo.weight"].shape[0]), cmvn=cmvn_file is not None)
-    return SenseVoiceArgs.from_dict(config), with_cmvn(weights, cmvn_file), bpe
+        raise ValueError(f"{files.weights} has no ctc.ctc_lo.weight: not SenseVoiceSmall's weights ({REDOWNLOAD})")
+    config = files.config_with(weights, "ctc.ctc_lo.weight")
+    return SenseVoiceArgs.from_dict(config), with_cmvn(weights, files.cmvn), files.vocabulary
 
 
 def read_converted(folder: Path) -> tuple[SenseVoiceArgs, dict[str, mx.array], Path]:
