@@ -1,5 +1,6 @@
-"""The SAN-M encoder on the CPU's two streams (runtime/two_streams.py says why and how): `SANM_CPU_SWAPS`, the
-CPU swaps of the families built on layers/sanm.py (SenseVoiceSmall, Paraformer, Fun-ASR-Nano's audio tower),
+"""The SAN-M layers' CPU path: the FSMN memory as strided taps (TapsFSMN), and the encoder on the CPU's two
+streams (runtime/two_streams.py says why and how): `SANM_CPU_SWAPS`, the CPU swaps of the families built on
+layers/sanm.py (SenseVoiceSmall, Paraformer, Fun-ASR-Nano's audio tower),
 installed by layers/two_stream_layers.install. Each runs its plain wiring when there is no side stream or
 when its products cannot be cut (quantized).
 
@@ -19,11 +20,18 @@ import mlx.core as mx
 
 from ..runtime.two_streams import evaluated_on_two_streams, halves, linear_halves, linear_part, on, side_stream, splits
 from .attention import attention
-from .sanm import MLP, Attention, AudioEncoder, memory, relu
+from .sanm import FSMN, MLP, Attention, AudioEncoder, memory, relu
 
 # Inputs of at least this many frames (~15 s) split; shorter ones run whole, where the split's joins cost
 # more than it saves (2-core EPYC, quiet: 3 s 0.45 s split against 0.40 s whole; 60 s 9.1-9.5 against 10.3-11.2 s)
 SPLIT_FRAMES = 256
+
+
+class TapsFSMN(FSMN):
+    """The FSMN memory as strided taps (sanm.memory): MLX's grouped conv is slow on the CPU."""
+
+    def __call__(self, v: mx.array) -> mx.array:
+        return memory(v, self.conv.weight, self.kernel)
 
 
 class TwoStreamSanmAttention(Attention):
@@ -71,4 +79,9 @@ _split_call = evaluated_on_two_streams(AudioEncoder.__call__)
 
 
 # plain class -> its two-stream version (swapped only when a module's class is exactly the key)
-SANM_CPU_SWAPS = {Attention: TwoStreamSanmAttention, MLP: TwoStreamSanmMLP, AudioEncoder: TwoStreamSanmEncoder}
+SANM_CPU_SWAPS = {
+    FSMN: TapsFSMN,
+    Attention: TwoStreamSanmAttention,
+    MLP: TwoStreamSanmMLP,
+    AudioEncoder: TwoStreamSanmEncoder,
+}

@@ -18,6 +18,7 @@ def test_the_loader_swaps_the_two_stream_encoder_in(sensevoice):
     layer = sensevoice.encoder.layers[1]
     assert type(layer.self_attn) is sanm_two_streams.TwoStreamSanmAttention
     assert type(layer.mlp) is sanm_two_streams.TwoStreamSanmMLP
+    assert type(layer.self_attn.fsmn) is sanm_two_streams.TapsFSMN, "the FSMN as strided taps on the CPU"
 
 
 @pytest.mark.parametrize("seconds, split", [(3.0, False), (18.0, True)])
